@@ -1,0 +1,51 @@
+/** Header values as Node and most frameworks give them; names in lower case. */
+export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * A request body in whichever form the host has it. The core reads at most
+ * `maxBodyBytes + 1` bytes of a stream and then stops pulling from it.
+ */
+export type RequestBody =
+  | undefined
+  | string
+  | Uint8Array
+  | AsyncIterable<Uint8Array>
+  /** The host already parsed the JSON (for example `express.json()` ran upstream). */
+  | ParsedBody
+  /** The host's own body parser rejected the body before the core saw it. */
+  | UnreadableBody;
+
+export interface ParsedBody {
+  readonly kind: 'parsed';
+  readonly value: unknown;
+  /** Size of the body on the wire, when known (Content-Length). */
+  readonly byteLength?: number | undefined;
+}
+
+export interface UnreadableBody {
+  readonly kind: 'unreadable';
+  readonly reason: 'malformed' | 'too_large';
+}
+
+export interface PetStoreRequest {
+  readonly method: string;
+  /** Path below the mount point, starting with `/`: `/pets`, `/pets/7`. Not decoded. */
+  readonly path: string;
+  /** Raw query string without the leading `?` (may be empty). */
+  readonly query?: string | undefined;
+  readonly headers: RequestHeaders;
+  readonly body?: RequestBody;
+  /**
+   * Where the API is mounted, as the client sees it (`/v1`, `/api/pets-v1`);
+   * used to build `Location` and `Link`. Defaults to the `basePath` option.
+   */
+  readonly basePath?: string | undefined;
+}
+
+export interface PetStoreResponse {
+  readonly status: number;
+  /** Lower-case names; every response has `content-type` when it has a body. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Serialised JSON, or undefined for no body. */
+  readonly body: string | undefined;
+}

@@ -1,0 +1,93 @@
+import * as v from 'valibot';
+
+/** Largest id or categoryId: JavaScript's safe-integer ceiling, 2^53 − 1. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+const int64 = (description: string) =>
+  v.pipe(
+    v.number(),
+    v.integer('must be an integer'),
+    v.minValue(1, 'must be at least 1'),
+    v.maxValue(MAX_ID, `must be at most ${MAX_ID}`),
+    v.description(description),
+  );
+
+export const PetStatusSchema = v.pipe(
+  v.picklist(['available', 'pending', 'sold'], 'must be one of available, pending, sold'),
+  v.description("The animal's availability."),
+);
+export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
+export const PET_STATUSES = PetStatusSchema.options;
+
+export const PetIdSchema = int64('Identifier assigned by the service, increasing in creation order.');
+export const CategoryIdSchema = int64('Identifier of the category the animal belongs to.');
+export const PetNameSchema = v.pipe(
+  v.string('must be a string'),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(256, 'must be at most 256 characters'),
+  v.description("The animal's name."),
+);
+
+/** Request body of createPet. Unknown properties (including `id`) are rejected. */
+export const NewPetSchema = v.pipe(
+  v.strictObject(
+    {
+      name: PetNameSchema,
+      categoryId: CategoryIdSchema,
+      status: v.optional(PetStatusSchema),
+    },
+    'must be a JSON object',
+  ),
+  v.title('NewPet'),
+);
+export type NewPet = v.InferOutput<typeof NewPetSchema>;
+
+/** An animal as stored and returned: exactly these fields, in this order. */
+export const PetSchema = v.pipe(
+  v.strictObject({
+    id: PetIdSchema,
+    name: PetNameSchema,
+    categoryId: CategoryIdSchema,
+    status: PetStatusSchema,
+  }),
+  v.title('Pet'),
+);
+export type Pet = v.InferOutput<typeof PetSchema>;
+
+/** What the core hands to storage for a new pet: the status already defaulted. */
+export type PetInput = Omit<Pet, 'id'>;
+
+export const PetsSchema = v.pipe(v.array(PetSchema), v.title('Pets'));
+
+export const OrderStatusSchema = v.picklist(['placed', 'approved', 'delivered']);
+export type OrderStatus = v.InferOutput<typeof OrderStatusSchema>;
+
+/** Provisional: the interface only says the listing exists; fields follow the classic Swagger Petstore. */
+export const OrderSchema = v.pipe(
+  v.strictObject({
+    id: int64('Identifier assigned by the storage, increasing in creation order.'),
+    petId: int64('The ordered animal.'),
+    quantity: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_ID)),
+    shipDate: v.pipe(v.string(), v.isoTimestamp(), v.description('RFC 3339 date-time.')),
+    status: OrderStatusSchema,
+    complete: v.boolean(),
+  }),
+  v.title('Order'),
+  v.description('Provisional: the order resource is not specified by the interface document.'),
+);
+export type Order = v.InferOutput<typeof OrderSchema>;
+export type OrderInput = Omit<Order, 'id'>;
+export const OrdersSchema = v.pipe(v.array(OrderSchema), v.title('Orders'));
+
+export const ErrorBodySchema = v.pipe(
+  v.object({
+    code: v.pipe(v.string(), v.description('Machine-readable error code.')),
+    message: v.pipe(v.string(), v.description('Human-readable description.')),
+    status: v.pipe(v.number(), v.integer(), v.description('The HTTP status code.')),
+    details: v.optional(
+      v.array(v.object({ path: v.string(), message: v.string() })),
+    ),
+  }),
+  v.title('Error'),
+);
+export type ErrorBody = v.InferOutput<typeof ErrorBodySchema>;

@@ -1,0 +1,52 @@
+import type { Order, OrderInput, Pet, PetInput, PetStatus } from './schemas.js';
+
+/** One page request: rows with `id > afterId`, ascending by id, at most `limit` of them. */
+export interface PageQuery {
+  readonly afterId?: number | undefined;
+  readonly limit: number;
+}
+
+export interface PetPageQuery extends PageQuery {
+  readonly status?: PetStatus | undefined;
+}
+
+/**
+ * The storage port: what the core needs from a storage, and all it needs.
+ *
+ * Rules every implementation keeps (checked by `runStorageContract` from
+ * `@petstore/core/testing`):
+ * - ids are positive safe integers, strictly increasing in creation order, never reused;
+ * - `listPets`/`listOrders` return rows with `id > afterId`, ascending, at most
+ *   `limit`, in O(limit + log n): never a scan over all rows;
+ * - when the backing store cannot be reached, methods reject with
+ *   `StorageUnavailableError` (the core answers 503); any other rejection is a bug (500).
+ */
+export interface PetStorage {
+  createPet(input: PetInput): Promise<Pet>;
+  getPet(id: number): Promise<Pet | undefined>;
+  listPets(query: PetPageQuery): Promise<Pet[]>;
+  /** For the host application: v1 has no HTTP endpoint that writes orders. */
+  createOrder(input: OrderInput): Promise<Order>;
+  listOrders(query: PageQuery): Promise<Order[]>;
+  /** Releases what the storage owns (never what the host passed in). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Thrown (rejected) by a storage when its backing store is unreachable or timed out.
+ * The core turns it into 503 `service_unavailable` with `Retry-After`.
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
+  /** Seconds a client should wait before retrying. */
+  readonly retryAfterSeconds: number;
+
+  constructor(message = 'storage unavailable', options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+  }
+}
+
+export const isStorageUnavailable = (error: unknown): error is StorageUnavailableError =>
+  error instanceof StorageUnavailableError ||
+  (error instanceof Error && error.name === 'StorageUnavailableError');

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Workspace packages resolve to their TypeScript sources (the `@petstore/source`
+// export condition), so tests never need a build first.
+export default defineConfig({
+  resolve: { conditions: ['@petstore/source'] },
+  ssr: { resolve: { conditions: ['@petstore/source'] } },
+  test: {
+    include: ['packages/*/{src,test}/**/*.test.ts', 'examples/*/{src,test}/**/*.test.ts', 'bench/test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 120_000,
+  },
+});
