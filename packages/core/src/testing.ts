@@ -1,0 +1,1 @@
+export * from './testing/storage-contract.js';

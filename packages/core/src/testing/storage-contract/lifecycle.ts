@@ -1,0 +1,23 @@
+import { expect, it } from 'vitest';
+import type { StorageCase } from './fixture.js';
+
+type Use = (body: StorageCase) => () => Promise<void>;
+
+/** close(): resolves, and a second call is harmless (hosts close on every shutdown path). */
+export function registerLifecycleCases(use: Use): void {
+  it(
+    'close() resolves and is idempotent',
+    use(async (storage) => {
+      await storage.createPet({ name: 'Rex', categoryId: 1, status: 'available' });
+      await expect(storage.close()).resolves.toBeUndefined();
+      await expect(storage.close()).resolves.toBeUndefined();
+    }),
+  );
+
+  it(
+    'concurrent close() calls all resolve',
+    use(async (storage) => {
+      await expect(Promise.all([storage.close(), storage.close()])).resolves.toBeDefined();
+    }),
+  );
+}

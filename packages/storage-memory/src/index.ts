@@ -1,0 +1,1 @@
+export { createMemoryStorage, type MemoryStorageOptions } from './memory-storage.js';
