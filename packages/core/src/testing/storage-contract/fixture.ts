@@ -23,15 +23,24 @@ export const withFreshStorage =
   (body: StorageCase): (() => Promise<void>) =>
   async () => {
     const fixture = await create();
+    let failure: { error: unknown } | undefined;
     try {
       await body(fixture.storage);
-    } finally {
-      try {
-        await fixture.storage.close();
-      } finally {
-        await fixture.cleanup?.();
-      }
+    } catch (error) {
+      failure = { error };
     }
+    // Always release; report the first failure, so a failing close() never hides the case's own.
+    try {
+      await fixture.storage.close();
+    } catch (error) {
+      failure ??= { error };
+    }
+    try {
+      await fixture.cleanup?.();
+    } catch (error) {
+      failure ??= { error };
+    }
+    if (failure !== undefined) throw failure.error;
   };
 
 export const PET_KEYS = ['id', 'name', 'categoryId', 'status'] as const;
