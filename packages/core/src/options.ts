@@ -6,28 +6,30 @@ export interface ServerEntry {
   readonly description?: string;
 }
 
+export interface DeprecationOptions {
+  /** When getPet was deprecated (the `Deprecation` header). Default 2026-11-22T00:00:00Z. */
+  readonly deprecatedAt?: Date | undefined;
+  /** When getPet goes away (the `Sunset` header). Default 2030-12-05T00:00:00Z. */
+  readonly sunsetAt?: Date | undefined;
+}
+
 export interface PetStoreOptions {
   readonly storage: PetStorage;
   /** Accepted API keys (compared in constant time). Give this or `verify`. */
-  readonly apiKeys?: readonly string[];
+  readonly apiKeys?: readonly string[] | undefined;
   /** Your own key check, for keys kept elsewhere. Give this or `apiKeys`. */
-  readonly verify?: (token: string) => boolean | Promise<boolean>;
+  readonly verify?: ((token: string) => boolean | Promise<boolean>) | undefined;
   /** Mount point used for links when a request does not say its own. Default `/v1`. */
-  readonly basePath?: string;
+  readonly basePath?: string | undefined;
   /** Base URLs shown in the OpenAPI document (production, staging). */
-  readonly servers?: readonly ServerEntry[];
+  readonly servers?: readonly ServerEntry[] | undefined;
   /** Status of a pet created without one. Default `available`. */
-  readonly defaultStatus?: PetStatus;
+  readonly defaultStatus?: PetStatus | undefined;
   /** Largest accepted request body. Default 16 KiB. */
-  readonly maxBodyBytes?: number;
-  readonly deprecation?: {
-    /** When getPet was deprecated (the `Deprecation` header). Default 2026-11-22T00:00:00Z. */
-    readonly deprecatedAt?: Date;
-    /** When getPet goes away (the `Sunset` header). Default 2030-12-05T00:00:00Z. */
-    readonly sunsetAt?: Date;
-  };
+  readonly maxBodyBytes?: number | undefined;
+  readonly deprecation?: DeprecationOptions | undefined;
   /** Serve `GET <base>/openapi.json` without auth. Default true. */
-  readonly exposeOpenApi?: boolean;
+  readonly exposeOpenApi?: boolean | undefined;
 }
 
 export interface ResolvedOptions {

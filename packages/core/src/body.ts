@@ -1,0 +1,101 @@
+import { type ApiError, apiError } from './errors.js';
+import type { RequestBody, RequestHeaders } from './http.js';
+import { findInexactNumber } from './exact-numbers.js';
+
+const tooLarge = (maxBytes: number): ApiError =>
+  apiError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
+
+const malformed = (message: string): ApiError => apiError('malformed_json', message);
+
+const headerValue = (value: string | readonly string[] | undefined): string | undefined =>
+  typeof value === 'string' ? value : value?.[0];
+
+/** `application/json` with any parameters (charset and the like), case-insensitive. */
+export function isJsonContentType(headers: RequestHeaders): boolean {
+  const value = headerValue(headers['content-type']);
+  return value?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
+}
+
+const isParsed = (body: object): body is { kind: 'parsed'; value: unknown; byteLength?: number | undefined } =>
+  (body as { kind?: unknown }).kind === 'parsed';
+const isUnreadable = (body: object): body is { kind: 'unreadable'; reason: 'malformed' | 'too_large' } =>
+  (body as { kind?: unknown }).kind === 'unreadable';
+
+/**
+ * Pulls chunks until the body ends or passes `maxBytes`. On overflow it stops
+ * pulling and does not call `return()`: ending a Node request stream would
+ * reset the socket before the 413 reaches the client; the host discards the rest.
+ */
+async function readLimited(stream: AsyncIterable<Uint8Array>, maxBytes: number): Promise<Uint8Array | ApiError> {
+  const iterator = stream[Symbol.asyncIterator]();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done === true) break;
+    const chunk = typeof next.value === 'string' ? new TextEncoder().encode(next.value) : next.value;
+    size += chunk.byteLength;
+    if (size > maxBytes) return tooLarge(maxBytes);
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, size);
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+type Parsed = { readonly kind: 'json'; readonly value: unknown } | ApiError;
+
+const json = (value: unknown): Parsed => ({ kind: 'json', value });
+
+function parseJsonText(bytes: Uint8Array | string): Parsed {
+  let text: string;
+  if (typeof bytes === 'string') text = bytes;
+  else {
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      return malformed('The request body is not valid UTF-8.');
+    }
+  }
+  if (text.trim() === '') return malformed('The request body is empty; send a JSON object.');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return malformed(`The request body is not valid JSON: ${(error as Error).message}`);
+  }
+  // JSON.parse rounds silently; the contract says reject, never round.
+  const inexact = findInexactNumber(text);
+  if (inexact !== undefined) {
+    return apiError('invalid_request', `The number ${inexact} cannot be represented exactly.`);
+  }
+  return json(value);
+}
+
+/** The parsed JSON value, or the error that stopped it: 415, 413 or 400. */
+export async function readJsonBody(headers: RequestHeaders, body: RequestBody, maxBytes: number): Promise<Parsed> {
+  if (!isJsonContentType(headers)) {
+    return apiError('unsupported_media_type', 'Send the body as application/json.');
+  }
+  const declared = Number(headerValue(headers['content-length']));
+  if (declared > maxBytes) return tooLarge(maxBytes);
+
+  if (body === undefined) return malformed('The request body is empty; send a JSON object.');
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    const size = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    return size > maxBytes ? tooLarge(maxBytes) : parseJsonText(body);
+  }
+  if (Symbol.asyncIterator in body) {
+    const bytes = await readLimited(body, maxBytes);
+    return bytes instanceof Uint8Array ? parseJsonText(bytes) : bytes;
+  }
+  if (isUnreadable(body)) {
+    return body.reason === 'too_large' ? tooLarge(maxBytes) : malformed('The request body is not valid JSON.');
+  }
+  if (isParsed(body)) {
+    // Without the wire size, the re-serialised size is the closest honest measure.
+    const size = body.byteLength ?? Buffer.byteLength(JSON.stringify(body.value) ?? '');
+    return size > maxBytes ? tooLarge(maxBytes) : json(body.value);
+  }
+  return malformed('The request body could not be read.');
+}

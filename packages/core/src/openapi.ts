@@ -1,0 +1,214 @@
+import { toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { ERROR_STATUS, type ErrorCode } from './errors.js';
+import type { ResolvedOptions } from './options.js';
+import { CursorParamSchema, IdParamSchema, LimitParamSchema } from './query.js';
+import {
+  ErrorBodySchema,
+  NewPetSchema,
+  OrderSchema,
+  OrdersSchema,
+  PetSchema,
+  PetsSchema,
+  PetStatusSchema,
+} from './schemas.js';
+
+type Json = Record<string, unknown>;
+
+const schemas = {
+  Pet: PetSchema,
+  NewPet: NewPetSchema,
+  Pets: PetsSchema,
+  PetStatus: PetStatusSchema,
+  Order: OrderSchema,
+  Orders: OrdersSchema,
+  Error: ErrorBodySchema,
+};
+
+const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
+
+/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) with refs pointed at components. */
+function componentSchemas(): Json {
+  const defs = toJsonSchemaDefs(schemas, { target: 'draft-2020-12', typeMode: 'output' });
+  return JSON.parse(JSON.stringify(defs).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
+}
+
+const paramSchema = (schema: v.GenericSchema): Json => {
+  const { $schema: _, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'output' });
+  return rest;
+};
+
+const json = (schema: Json) => ({ 'application/json': { schema } });
+
+const ERROR_TEXT: Record<ErrorCode, string> = {
+  invalid_request: 'Invalid parameters or body (`invalid_request`), or malformed JSON (`malformed_json`).',
+  malformed_json: 'Malformed JSON.',
+  unauthorized: 'API key missing or invalid (`unauthorized`).',
+  not_found: 'No such resource (`not_found`).',
+  method_not_allowed: 'Method not allowed (`method_not_allowed`).',
+  idempotency_key_in_use: 'A request with this Idempotency-Key is still in flight (`idempotency_key_in_use`).',
+  payload_too_large: 'Body over the size limit (`payload_too_large`).',
+  unsupported_media_type: 'Body is not application/json (`unsupported_media_type`).',
+  idempotency_key_reused: 'Idempotency-Key reused with a different body (`idempotency_key_reused`).',
+  internal_error: 'Unexpected error (`internal_error`).',
+  service_unavailable: 'Storage unreachable (`service_unavailable`); retry after `Retry-After` seconds.',
+};
+
+const HEADER_DOCS: Record<string, Json> = {
+  'WWW-Authenticate': { description: 'RFC 6750 challenge.', schema: { type: 'string' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+};
+
+function errorResponses(codes: readonly ErrorCode[], extraHeaders: Json = {}): Json {
+  const byStatus: Record<number, ErrorCode[]> = {};
+  for (const code of codes) (byStatus[ERROR_STATUS[code]] ??= []).push(code);
+  return Object.fromEntries(
+    Object.entries(byStatus).map(([status, group]) => {
+      const headers: Json = { ...extraHeaders };
+      if (status === '401') headers['WWW-Authenticate'] = HEADER_DOCS['WWW-Authenticate'];
+      if (status === '503') headers['Retry-After'] = HEADER_DOCS['Retry-After'];
+      const description = group.map((code) => ERROR_TEXT[code]).join(' ');
+      return [status, { description, headers, content: json(ref('Error')) }];
+    }),
+  );
+}
+
+const OPENAPI_OPERATION = {
+  get: {
+    operationId: 'getOpenApiDocument',
+    summary: 'This document.',
+    security: [],
+    responses: { 200: { description: 'OpenAPI 3.1 document.', content: { 'application/json': {} } } },
+  },
+};
+
+const COMMON_ERRORS: readonly ErrorCode[] = ['unauthorized', 'internal_error', 'service_unavailable'];
+
+/** The OpenAPI 3.1 document: schemas from valibot, operations from this table. */
+export function buildOpenApiDocument(options: ResolvedOptions, basePath: string): Json {
+  const limit = { name: 'limit', in: 'query', required: false, schema: paramSchema(LimitParamSchema) };
+  const cursor = {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: 'Opaque cursor taken from the `Link: rel="next"` header of the previous page.',
+    schema: paramSchema(CursorParamSchema),
+  };
+  const nextLinkHeader = {
+    Link: {
+      description: 'RFC 8288 link to the next page (`rel="next"`), absent on the last page.',
+      schema: { type: 'string' },
+    },
+  };
+  const deprecation = {
+    Deprecation: {
+      description: 'RFC 9745: when this operation was deprecated, as `@<unix-seconds>`.',
+      schema: { type: 'string', const: `@${Math.floor(options.deprecatedAt.getTime() / 1000)}` },
+    },
+    Sunset: {
+      description: 'RFC 8594: when this operation will be removed.',
+      schema: { type: 'string', const: options.sunsetAt.toUTCString() },
+    },
+    Link: {
+      description: 'The replacement: `rel="successor-version"`.',
+      schema: { type: 'string', const: `<${basePath}/pets>; rel="successor-version"` },
+    },
+  };
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pet Store',
+      version: '1.0.0',
+      description: 'Manage the animals of a pet store. All operations need `Authorization: Bearer <API key>`.',
+    },
+    servers: options.servers.length > 0 ? options.servers.map((server) => ({ ...server })) : [{ url: basePath }],
+    security: [{ bearerAuth: [] }],
+    tags: [{ name: 'pets' }, { name: 'store' }],
+    paths: {
+      '/pets': {
+        get: {
+          operationId: 'listPets',
+          tags: ['pets'],
+          summary: 'List animals, ascending by id, one page at a time.',
+          parameters: [
+            limit,
+            { name: 'status', in: 'query', required: false, schema: ref('PetStatus') },
+            cursor,
+          ],
+          responses: {
+            200: {
+              description: 'A page of animals (a plain array); `Link: rel="next"` when more exist.',
+              headers: nextLinkHeader,
+              content: json(ref('Pets')),
+            },
+            ...errorResponses(['invalid_request', ...COMMON_ERRORS]),
+          },
+        },
+        post: {
+          operationId: 'createPet',
+          tags: ['pets'],
+          summary: 'Add an animal.',
+          requestBody: { required: true, content: json(ref('NewPet')) },
+          responses: {
+            201: {
+              description: 'Created.',
+              headers: { Location: { description: 'URL path of the new animal.', schema: { type: 'string' } } },
+              content: json(ref('Pet')),
+            },
+            ...errorResponses([
+              'invalid_request',
+              'payload_too_large',
+              'unsupported_media_type',
+              ...COMMON_ERRORS,
+            ]),
+          },
+        },
+      },
+      '/pets/{petId}': {
+        get: {
+          operationId: 'getPet',
+          tags: ['pets'],
+          summary: 'Get an animal (deprecated: use GET /pets with the status filter).',
+          deprecated: true,
+          parameters: [
+            {
+              name: 'petId',
+              in: 'path',
+              required: true,
+              schema: paramSchema(IdParamSchema),
+            },
+          ],
+          responses: {
+            200: { description: 'The animal.', headers: deprecation, content: json(ref('Pet')) },
+            ...errorResponses(['invalid_request', 'not_found', 'internal_error', 'service_unavailable'], deprecation),
+            ...errorResponses(['unauthorized']),
+          },
+        },
+      },
+      '/store/orders': {
+        get: {
+          operationId: 'listOrders',
+          tags: ['store'],
+          summary: 'List store orders (provisional schema), ascending by id, one page at a time.',
+          parameters: [limit, cursor],
+          responses: {
+            200: {
+              description: 'A page of orders (a plain array); `Link: rel="next"` when more exist.',
+              headers: nextLinkHeader,
+              content: json(ref('Orders')),
+            },
+            ...errorResponses(['invalid_request', ...COMMON_ERRORS]),
+          },
+        },
+      },
+      ...(options.exposeOpenApi ? { '/openapi.json': OPENAPI_OPERATION } : {}),
+    },
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' },
+      },
+    },
+  };
+}

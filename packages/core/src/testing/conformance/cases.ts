@@ -1,0 +1,23 @@
+import { authCases } from './cases-auth.js';
+import { createCases } from './cases-create.js';
+import { errorCases } from './cases-errors.js';
+import { getCases } from './cases-get.js';
+import { listCases } from './cases-list.js';
+import { openApiCases } from './cases-openapi.js';
+import { orderCases } from './cases-orders.js';
+import type { ConformanceCase } from './types.js';
+
+/** The whole HTTP contract as cases; every adapter runs all of them, none skipped. */
+export const conformanceCases: readonly ConformanceCase[] = [
+  ...authCases,
+  ...createCases,
+  ...listCases,
+  ...getCases,
+  ...orderCases,
+  ...errorCases,
+  ...openApiCases,
+];
+
+const names = conformanceCases.map((c) => c.name);
+const duplicate = names.find((name, i) => names.indexOf(name) !== i);
+if (duplicate !== undefined) throw new Error(`duplicate conformance case name: ${duplicate}`);

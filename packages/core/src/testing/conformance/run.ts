@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { createPetStore } from '../../create-pet-store.js';
+import type { PetStore } from '../../pet-store.js';
+import type { PetStorage } from '../../storage.js';
+import { createResponseValidator } from '../response-validator.js';
+import type { ConformanceTarget, WireRequest, WireResponse } from '../wire.js';
+import { conformanceCases } from './cases.js';
+import { API_KEY, SECOND_API_KEY } from './helpers.js';
+import type { ConformanceCase, Expectation } from './types.js';
+
+export interface RunConformanceOptions {
+  /** Suite name, e.g. 'express over memory'. */
+  readonly name: string;
+  /** A fresh, empty storage for each case; the runner closes it afterwards. */
+  readonly storage: () => PetStorage | Promise<PetStorage>;
+  /** Serves `store` mounted at `/v1` (through your adapter, over a real socket). */
+  readonly serve: (store: PetStore) => ConformanceTarget | Promise<ConformanceTarget>;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Rules that hold for every answer, whichever case sent the request. */
+function checkInvariants(store: PetStore, wire: WireRequest, res: WireResponse, validate: ReturnType<typeof createResponseValidator>) {
+  const problems = validate(wire.method, wire.path, res);
+  expect(problems, `${wire.method} ${wire.path} → ${res.status} against the OpenAPI document`).toEqual([]);
+  if (res.status >= 400) {
+    expect(res.headers['content-type']).toBe(JSON_TYPE);
+    const body = JSON.parse(res.body) as { code: unknown; message: unknown; status: unknown };
+    expect(body.status, 'Error body status equals the HTTP status').toBe(res.status);
+    expect(typeof body.code).toBe('string');
+    expect(typeof body.message).toBe('string');
+  }
+  void store;
+}
+
+function checkExpectation(expected: Expectation, res: WireResponse): void {
+  const context = `${res.status} ${res.body.slice(0, 300)}`;
+  expect(res.status, context).toBe(expected.status);
+  for (const [name, value] of Object.entries(expected.headers ?? {})) {
+    const actual = res.headers[name.toLowerCase()];
+    if (value === undefined) expect(actual, `header ${name} must be absent`).toBeUndefined();
+    else if (value instanceof RegExp) expect(actual, `header ${name}`).toMatch(value);
+    else expect(actual, `header ${name}`).toBe(value);
+  }
+  if (expected.bodyText !== undefined) expect(res.body).toBe(expected.bodyText);
+  if (expected.body !== undefined) expect(JSON.parse(res.body)).toEqual(expected.body);
+  if (expected.code !== undefined) {
+    expect(JSON.parse(res.body), context).toMatchObject({ code: expected.code, status: expected.status });
+  }
+  for (const word of expected.mentions ?? []) expect(res.body, `error mentions ${word}`).toContain(word);
+}
+
+async function runCase(testCase: ConformanceCase, options: RunConformanceOptions): Promise<void> {
+  const fresh = await options.storage();
+  try {
+    for (const pet of testCase.seed?.pets ?? []) await fresh.createPet(pet);
+    for (const order of testCase.seed?.orders ?? []) await fresh.createOrder(order);
+    const storage = testCase.wrapStorage?.(fresh) ?? fresh;
+    const store = createPetStore({ apiKeys: [API_KEY, SECOND_API_KEY], ...testCase.options, storage });
+    const validate = createResponseValidator(store.openApiDocument);
+    const target = await options.serve(store);
+    try {
+      const send = async (wire: WireRequest) => {
+        const res = await target.send(wire);
+        checkInvariants(store, wire, res, validate);
+        return res;
+      };
+      if ('run' in testCase) await testCase.run({ send, storage: fresh, store });
+      else checkExpectation(testCase.expect, await send(testCase.request));
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await fresh.close();
+  }
+}
+
+/**
+ * Registers every conformance case as a vitest test against one target.
+ * There is deliberately no way to skip a case. Returns the registered names.
+ */
+export function runConformance(options: RunConformanceOptions): readonly string[] {
+  const names = conformanceCases.map((testCase) => testCase.name);
+  describe(`conformance: ${options.name}`, () => {
+    for (const testCase of conformanceCases) {
+      it(testCase.name, () => runCase(testCase, options));
+    }
+  });
+  return names;
+}
