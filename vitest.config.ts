@@ -9,5 +9,7 @@ export default defineConfig({
     include: ['packages/*/{src,test}/**/*.test.ts', 'examples/*/{src,test}/**/*.test.ts', 'bench/test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 120_000,
+    // Provides `postgresUrl` (DATABASE_URL, or a throwaway embedded PostgreSQL) to tests.
+    globalSetup: ['packages/storage-postgres/test/global-setup.ts'],
   },
 });

@@ -7,4 +7,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node20',
+  // The CJS build needs `import.meta.url` to find the shipped migrations/ folder.
+  shims: true,
 });

@@ -1,0 +1,12 @@
+export { type MigrateOptions, type MigrateResult, migrate } from './migrate.js';
+export type { Migration } from './migrations.js';
+export { loadMigrations } from './migrations.js';
+export {
+  DEFAULT_CONNECTION_TIMEOUT_MILLIS,
+  DEFAULT_QUERY_TIMEOUT_MILLIS,
+  type HostPoolOptions,
+  type OwnedPoolOptions,
+  type PostgresStorageOptions,
+} from './options.js';
+export { DEFAULT_SCHEMA } from './schema-name.js';
+export { createPostgresStorage } from './storage.js';

@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto';
+import pg, { type ClientBase, type Pool } from 'pg';
+import { loadMigrations, type Migration } from './migrations.js';
+import { DEFAULT_SCHEMA, quoteSchema } from './schema-name.js';
+
+export interface MigrateOptions {
+  /** Run on a connection from this pool (left open afterwards). */
+  readonly pool?: Pool;
+  /** Or connect with this URL (one connection, closed afterwards). */
+  readonly connectionString?: string;
+  /** Schema to create and migrate. Default `petstore`. */
+  readonly schema?: string;
+  /** With `connectionString`: how long to try connecting. Default 10000. */
+  readonly connectionTimeoutMillis?: number;
+}
+
+export interface MigrateResult {
+  /** Migrations this call applied, in order (`['001_init']`); empty when already up to date. */
+  readonly applied: readonly string[];
+  /** Highest migration version now recorded in the schema. */
+  readonly version: number;
+}
+
+// pg_advisory_lock(int4, int4): a fixed class ("pets" in ASCII) and a key per schema, so two
+// schemas migrate independently while two processes migrating one schema take turns.
+const LOCK_CLASS = 0x70657473;
+const lockKey = (schema: string): number =>
+  createHash('sha256').update(schema).digest().readInt32BE(0);
+
+/**
+ * Applies the package's pending SQL migrations to `schema`, each once, each in its own
+ * transaction, under an advisory lock: safe to run twice, and from several processes at once.
+ */
+export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  const quoted = quoteSchema(schema);
+  const migrations = await loadMigrations();
+  return withClient(options, (client) => migrateWith(client, schema, quoted, migrations));
+}
+
+async function withClient<T>(
+  options: MigrateOptions,
+  body: (client: ClientBase) => Promise<T>,
+): Promise<T> {
+  if (options.pool !== undefined && options.connectionString !== undefined) {
+    throw new TypeError('give either `pool` or `connectionString`, not both');
+  }
+  // A connection that dies while we hold it emits `error`; without a listener that would
+  // crash the process. The failure also reaches the pending query, which is what we report.
+  const ignore = (): void => undefined;
+  if (options.pool !== undefined) {
+    const client = await options.pool.connect();
+    client.on('error', ignore);
+    let failure: unknown;
+    try {
+      return await body(client);
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      client.off('error', ignore);
+      // After a failure the session's state (open transaction, lock) is unknown: discard it.
+      client.release(failure === undefined ? undefined : toError(failure));
+    }
+  }
+  if (options.connectionString === undefined) {
+    throw new TypeError('give `pool` or `connectionString`');
+  }
+  const client = new pg.Client({
+    connectionString: options.connectionString,
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
+    application_name: 'petstore-migrate',
+  });
+  client.on('error', ignore);
+  await client.connect();
+  try {
+    return await body(client);
+  } finally {
+    await client.end().catch(ignore);
+  }
+}
+
+const toError = (value: unknown): Error =>
+  value instanceof Error ? value : new Error(String(value));
+
+async function migrateWith(
+  client: ClientBase,
+  schema: string,
+  quoted: string,
+  migrations: readonly Migration[],
+): Promise<MigrateResult> {
+  const lock = [LOCK_CLASS, lockKey(schema)];
+  await client.query('SELECT pg_advisory_lock($1, $2)', lock);
+  let result: MigrateResult;
+  try {
+    result = await applyPending(client, schema, quoted, migrations);
+  } catch (error) {
+    // If the connection died, the server has already dropped the lock with the session.
+    await client.query('SELECT pg_advisory_unlock($1, $2)', lock).catch(() => undefined);
+    throw error;
+  }
+  await client.query('SELECT pg_advisory_unlock($1, $2)', lock);
+  return result;
+}
+
+async function applyPending(
+  client: ClientBase,
+  schema: string,
+  quoted: string,
+  migrations: readonly Migration[],
+): Promise<MigrateResult> {
+  const table = `${quoted}.petstore_migrations`;
+  // Checked first: CREATE SCHEMA IF NOT EXISTS still needs CREATE on the database.
+  const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+  if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${quoted}`);
+  await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
+    version    integer     PRIMARY KEY,
+    name       text        NOT NULL,
+    checksum   text        NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`);
+  const done = await client.query<{ version: number; name: string; checksum: string }>(
+    `SELECT version, name, checksum FROM ${table} ORDER BY version`,
+  );
+  const recorded = new Map(done.rows.map((row) => [row.version, row]));
+  for (const migration of migrations) {
+    const row = recorded.get(migration.version);
+    if (row !== undefined && row.checksum !== migration.checksum) {
+      throw new Error(
+        `migration ${migration.name} was changed after it was applied to schema ${schema}`,
+      );
+    }
+  }
+
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    if (recorded.has(migration.version)) continue;
+    await applyOne(client, quoted, table, migration);
+    applied.push(migration.name);
+  }
+  const versions = [...recorded.keys(), ...migrations.map((m) => m.version)];
+  return { applied, version: Math.max(0, ...versions) };
+}
+
+async function applyOne(
+  client: ClientBase,
+  quoted: string,
+  table: string,
+  migration: Migration,
+): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    // The files name tables without a schema; this points them at ours for this transaction.
+    await client.query(`SET LOCAL search_path TO ${quoted}`);
+    await client.query(migration.sql);
+    await client.query(`INSERT INTO ${table} (version, name, checksum) VALUES ($1, $2, $3)`, [
+      migration.version,
+      migration.name,
+      migration.checksum,
+    ]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

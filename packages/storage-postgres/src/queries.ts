@@ -1,0 +1,100 @@
+import type { Order, OrderInput, OrderStatus, Pet, PetInput, PetStatus } from '@petstore/core';
+
+/**
+ * SQL text for one schema. Values always travel as bind parameters; the only thing spliced
+ * into the text is the schema name, validated and quoted by `quoteSchema`.
+ */
+export interface Queries {
+  readonly insertPet: string;
+  readonly selectPet: string;
+  /** Keyset page: `$1` afterId, `$2` limit. */
+  readonly pageOfPets: string;
+  /** Keyset page of one status: `$1` afterId, `$2` status, `$3` limit. */
+  readonly pageOfPetsByStatus: string;
+  readonly insertOrder: string;
+  /** Keyset page: `$1` afterId, `$2` limit. */
+  readonly pageOfOrders: string;
+}
+
+const PET_COLUMNS = 'id, name, category_id, status';
+// Rendered by the server in UTC, in the form `Date#toISOString` gives, whatever the session
+// TimeZone is.
+const ORDER_COLUMNS = `id, pet_id, quantity,
+  to_char(ship_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ship_date,
+  status, complete`;
+
+export function queriesFor(quotedSchema: string): Queries {
+  const pets = `${quotedSchema}.pets`;
+  const orders = `${quotedSchema}.orders`;
+  return {
+    insertPet: `INSERT INTO ${pets} (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${PET_COLUMNS}`,
+    selectPet: `SELECT ${PET_COLUMNS} FROM ${pets} WHERE id = $1`,
+    pageOfPets: `SELECT ${PET_COLUMNS} FROM ${pets} WHERE id > $1 ORDER BY id LIMIT $2`,
+    pageOfPetsByStatus: `SELECT ${PET_COLUMNS} FROM ${pets} WHERE id > $1 AND status = $2 ORDER BY id LIMIT $3`,
+    insertOrder: `INSERT INTO ${orders} (pet_id, quantity, ship_date, status, complete)
+      VALUES ($1, $2, $3, $4, $5) RETURNING ${ORDER_COLUMNS}`,
+    pageOfOrders: `SELECT ${ORDER_COLUMNS} FROM ${orders} WHERE id > $1 ORDER BY id LIMIT $2`,
+  };
+}
+
+export interface PetRow {
+  readonly id: number;
+  readonly name: string;
+  readonly category_id: number;
+  readonly status: string;
+}
+
+export interface OrderRow {
+  readonly id: number;
+  readonly pet_id: number;
+  readonly quantity: number;
+  readonly ship_date: string;
+  readonly status: string;
+  readonly complete: boolean;
+}
+
+const PET_STATUSES: readonly string[] = ['available', 'pending', 'sold'] satisfies PetStatus[];
+const ORDER_STATUSES: readonly string[] = [
+  'placed',
+  'approved',
+  'delivered',
+] satisfies OrderStatus[];
+
+const isPetStatus = (value: string): value is PetStatus => PET_STATUSES.includes(value);
+const isOrderStatus = (value: string): value is OrderStatus => ORDER_STATUSES.includes(value);
+
+// The table's CHECK constraints make these impossible; if one fires, the schema is not ours.
+const unexpected = (what: string, value: string): Error =>
+  new Error(`unexpected ${what} ${JSON.stringify(value)} in the database`);
+
+/** A fresh object with exactly the Pet keys, in the contract's order. */
+export function toPet(row: PetRow): Pet {
+  if (!isPetStatus(row.status)) throw unexpected('pet status', row.status);
+  return { id: row.id, name: row.name, categoryId: row.category_id, status: row.status };
+}
+
+export function toOrder(row: OrderRow): Order {
+  if (!isOrderStatus(row.status)) throw unexpected('order status', row.status);
+  return {
+    id: row.id,
+    petId: row.pet_id,
+    quantity: row.quantity,
+    shipDate: row.ship_date,
+    status: row.status,
+    complete: row.complete,
+  };
+}
+
+export const petValues = (input: PetInput): unknown[] => [
+  input.name,
+  input.categoryId,
+  input.status,
+];
+
+export const orderValues = (input: OrderInput): unknown[] => [
+  input.petId,
+  input.quantity,
+  input.shipDate,
+  input.status,
+  input.complete,
+];

@@ -1,0 +1,85 @@
+import type {
+  Order,
+  OrderInput,
+  PageQuery,
+  Pet,
+  PetInput,
+  PetPageQuery,
+  PetStorage,
+} from '@petstore/core';
+import type { Pool } from 'pg';
+import { createExecutor } from './executor.js';
+import { type PostgresStorageOptions, resolveSchema, resolveTimeouts } from './options.js';
+import { createOwnedPool } from './pool.js';
+import {
+  type OrderRow,
+  orderValues,
+  type PetRow,
+  petValues,
+  queriesFor,
+  toOrder,
+  toPet,
+} from './queries.js';
+
+/**
+ * A `PetStorage` over PostgreSQL. Run `migrate()` for the same schema first.
+ *
+ * Every method either resolves with committed data or rejects: with `StorageUnavailableError`
+ * when the database is unreachable, restarting or too slow (the core answers 503), or with the
+ * original error for anything else (a bug; the core answers 500).
+ */
+export function createPostgresStorage(options: PostgresStorageOptions): PetStorage {
+  const timeouts = resolveTimeouts(options);
+  const queries = queriesFor(resolveSchema(options.schema));
+  const ownsPool = options.pool === undefined;
+  const pool: Pool = options.pool === undefined ? createOwnedPool(options, timeouts) : options.pool;
+
+  let closing: Promise<void> | undefined;
+  const run = createExecutor(pool, timeouts, () => closing !== undefined);
+
+  return {
+    async createPet(input: PetInput): Promise<Pet> {
+      const [row] = await run.rows<PetRow>(queries.insertPet, petValues(input));
+      if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
+      return toPet(row);
+    },
+
+    async getPet(id: number): Promise<Pet | undefined> {
+      const [row] = await run.rows<PetRow>(queries.selectPet, [id]);
+      return row === undefined ? undefined : toPet(row);
+    },
+
+    async listPets(query: PetPageQuery): Promise<Pet[]> {
+      const afterId = query.afterId ?? 0;
+      const rows =
+        query.status === undefined
+          ? await run.rows<PetRow>(queries.pageOfPets, [afterId, query.limit])
+          : await run.rows<PetRow>(queries.pageOfPetsByStatus, [
+              afterId,
+              query.status,
+              query.limit,
+            ]);
+      return rows.map(toPet);
+    },
+
+    async createOrder(input: OrderInput): Promise<Order> {
+      const [row] = await run.rows<OrderRow>(queries.insertOrder, orderValues(input));
+      if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
+      return toOrder(row);
+    },
+
+    async listOrders(query: PageQuery): Promise<Order[]> {
+      const rows = await run.rows<OrderRow>(queries.pageOfOrders, [
+        query.afterId ?? 0,
+        query.limit,
+      ]);
+      return rows.map(toOrder);
+    },
+
+    close(): Promise<void> {
+      // The host's pool stays open: it may serve other code and the host ends it itself.
+      closing ??= ownsPool ? pool.end() : Promise.resolve();
+      return closing;
+    },
+  };
+}
