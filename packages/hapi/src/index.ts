@@ -1,0 +1,1 @@
+export { type PetStorePluginOptions, petStorePlugin } from './plugin.js';
