@@ -1,4 +1,4 @@
-import { toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
+import { type ConversionConfig, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import type { ResolvedOptions } from './options.js';
@@ -25,16 +25,19 @@ const schemas = {
   Error: ErrorBodySchema,
 };
 
+// `check` actions hold rules JSON Schema states through metadata (maxLength) or cannot state at all.
+const CONVERSION: ConversionConfig = { target: 'draft-2020-12', typeMode: 'output', ignoreActions: ['check'] };
+
 const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) with refs pointed at components. */
 function componentSchemas(): Json {
-  const defs = toJsonSchemaDefs(schemas, { target: 'draft-2020-12', typeMode: 'output' });
+  const defs = toJsonSchemaDefs(schemas, CONVERSION);
   return JSON.parse(JSON.stringify(defs).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
 }
 
 const paramSchema = (schema: v.GenericSchema): Json => {
-  const { $schema: _, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'output' });
+  const { $schema: _, ...rest } = toJsonSchema(schema, CONVERSION);
   return rest;
 };
 

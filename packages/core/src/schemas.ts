@@ -21,11 +21,21 @@ export const PET_STATUSES = PetStatusSchema.options;
 
 export const PetIdSchema = int64('Identifier assigned by the service, increasing in creation order.');
 export const CategoryIdSchema = int64('Identifier of the category the animal belongs to.');
+/** Characters as JSON Schema counts them (code points), so validation and the document agree. */
+const codePoints = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+};
+
 export const PetNameSchema = v.pipe(
   v.string('must be a string'),
   v.minLength(1, 'must not be empty'),
-  v.maxLength(256, 'must be at most 256 characters'),
-  v.description("The animal's name."),
+  v.check((name) => codePoints(name) <= 256, 'must be at most 256 characters'),
+  // PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded: refuse both up front.
+  v.check((name) => name.isWellFormed() && !name.includes('\u0000'), 'must be valid Unicode text without NUL'),
+  v.metadata({ maxLength: 256 }),
+  v.description("The animal's name: 1 to 256 characters."),
 );
 
 /** Request body of createPet. Unknown properties (including `id`) are rejected. */

@@ -1,0 +1,55 @@
+import { validate } from '@readme/openapi-parser';
+import { createMemoryStorage } from '@petstore/storage-memory';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { createPetStore, NewPetSchema, PetSchema } from '../src/index.js';
+
+type Json = Record<string, unknown>;
+const storeWith = (options: Partial<Parameters<typeof createPetStore>[0]> = {}) =>
+  createPetStore({ storage: createMemoryStorage(), apiKeys: ['k'], ...options });
+
+// The linter dereferences in place: give it a copy.
+const lint = (document: Readonly<Json>) =>
+  validate(structuredClone(document) as Parameters<typeof validate>[0], {
+    validate: { errors: { colorize: false } },
+  });
+
+describe('OpenAPI document', () => {
+  it('passes @readme/openapi-parser validation with zero errors and zero warnings', async () => {
+    const result = await lint(
+      storeWith({
+        servers: [
+          { url: 'https://api.example.com/v1', description: 'Production' },
+          { url: 'https://staging.example.com/v1', description: 'Staging' },
+        ],
+      }).openApiDocument,
+    );
+    expect(result.valid ? [] : result.errors).toEqual([]);
+    expect(result.warnings).toEqual([]);
+    expect(result.specification).toBe('OpenAPI');
+  });
+
+  it('still validates with the OpenAPI route switched off, and then omits it', async () => {
+    const document = storeWith({ exposeOpenApi: false }).openApiDocument;
+    expect(Object.keys(document.paths as Json)).not.toContain('/openapi.json');
+    expect((await lint(document)).valid).toBe(true);
+  });
+
+  it('derives component schemas from the valibot schemas (one source of truth)', () => {
+    const schemas = (storeWith().openApiDocument.components as Json).schemas as Record<string, Json>;
+    expect(Object.keys(schemas.NewPet?.properties as Json)).toEqual(Object.keys(NewPetSchema.pipe[0].entries));
+    expect(schemas.NewPet?.required).toEqual(['name', 'categoryId']);
+    expect(schemas.NewPet?.additionalProperties).toBe(false);
+    expect(Object.keys(schemas.Pet?.properties as Json)).toEqual(Object.keys(PetSchema.pipe[0].entries));
+    expect(schemas.Pet?.required).toEqual(['id', 'name', 'categoryId', 'status']);
+    const categoryId = (schemas.Pet?.properties as Record<string, Json>).categoryId;
+    expect(categoryId).toMatchObject({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+  });
+
+  it('documents limit from the same schema that validates it', () => {
+    const document = storeWith().openApiDocument as { paths: Record<string, Record<string, { parameters: Json[] }>> };
+    const limit = document.paths['/pets']?.get?.parameters.find((p) => p.name === 'limit');
+    expect(limit?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    expect(v.is(NewPetSchema, { name: 'x', categoryId: 1 })).toBe(true);
+  });
+});
