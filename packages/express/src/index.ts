@@ -1,0 +1,1 @@
+export { type PetStoreRouter, type PetStoreRouterOptions, petStoreRouter } from './router.js';

@@ -1,0 +1,52 @@
+import type { PetStore, RequestBody } from '@petstore/core';
+import { errorResponse } from '@petstore/core';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { bodyFromParserError } from './parser-errors.js';
+import { bodyOf, toCoreRequest } from './to-core-request.js';
+import { abandon, writeResponse } from './write-response.js';
+
+export interface PetStoreRouterOptions {
+  /** The base path clients see, for `Location` and `Link`, when a proxy rewrites it. Default `req.baseUrl`. */
+  readonly basePath?: (req: Request) => string;
+  /** Called when a response could not be written; the client then got a plain 500 or a closed socket. */
+  readonly onWriteError?: (error: unknown, req: Request) => void;
+}
+
+/**
+ * A request handler and an error handler, to mount together:
+ * `app.use('/v1', petStoreRouter(store))` (Express flattens the array). The
+ * error handler is there because a body parser upstream (`express.json()`)
+ * reports bad bodies as errors, and Express skips plain handlers while an
+ * error is pending.
+ */
+export type PetStoreRouter = [RequestHandler, ErrorRequestHandler];
+
+const WRITE_FAILED = errorResponse({
+  kind: 'error',
+  code: 'internal_error',
+  message: 'The response could not be written.',
+});
+
+export function petStoreRouter(
+  store: PetStore,
+  options: PetStoreRouterOptions = {},
+): PetStoreRouter {
+  const { basePath = (req: Request) => req.baseUrl, onWriteError } = options;
+  const respond = (req: Request, res: Response, body: RequestBody): void => {
+    store
+      .handle(toCoreRequest(req, body, basePath(req)))
+      .then((response) => writeResponse(req, res, response))
+      .catch((error: unknown) => {
+        onWriteError?.(error, req);
+        abandon(res, WRITE_FAILED);
+      });
+  };
+
+  const handle: RequestHandler = (req, res) => respond(req, res, bodyOf(req));
+  const handleParserError: ErrorRequestHandler = (error, req, res, next) => {
+    const body = bodyFromParserError(error, req);
+    if (body === undefined) next(error);
+    else respond(req, res, body);
+  };
+  return [handle, handleParserError];
+}

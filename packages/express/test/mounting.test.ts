@@ -1,0 +1,189 @@
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { petStoreRouter } from '../src/index.js';
+import { AUTH, JSON_AUTH, listen, memoryStore, type Running } from './helpers.js';
+
+const running: Running[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+async function serve(configure: (app: Express) => void): Promise<Running> {
+  const app = express();
+  configure(app);
+  const server = await listen(app);
+  running.push(server);
+  return server;
+}
+
+const newPet = (name: string) => JSON.stringify({ name, categoryId: 1 });
+
+/** The host's own error handler: plain JSON that says it was the host. */
+const hostErrors: ErrorRequestHandler = (
+  error: { type?: string; message: string },
+  _req,
+  res,
+  _next,
+) => {
+  res.status(599).json({ host: error.type ?? error.message });
+};
+
+describe('mount point', () => {
+  it('uses the mount path in Location and Link', async () => {
+    const api = await serve((app) => app.use('/api/pets-v1', petStoreRouter(memoryStore())));
+    const created = await api.send({
+      method: 'POST',
+      path: '/api/pets-v1/pets',
+      headers: JSON_AUTH,
+      body: newPet('Rex'),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.location).toBe('/api/pets-v1/pets/1');
+    await api.send({
+      method: 'POST',
+      path: '/api/pets-v1/pets',
+      headers: JSON_AUTH,
+      body: newPet('Tom'),
+    });
+
+    const first = await api.send({
+      method: 'GET',
+      path: '/api/pets-v1/pets?limit=1',
+      headers: AUTH,
+    });
+    const next = /^<(\/api\/pets-v1\/pets\?limit=1&cursor=[^>]+)>; rel="next"$/.exec(
+      first.headers.link ?? '',
+    );
+    expect(next, first.headers.link).not.toBeNull();
+    const second = await api.send({ method: 'GET', path: next?.[1] ?? '', headers: AUTH });
+    expect(JSON.parse(second.body)).toEqual([
+      { id: 2, name: 'Tom', categoryId: 1, status: 'available' },
+    ]);
+
+    const old = await api.send({ method: 'GET', path: '/api/pets-v1/pets/1', headers: AUTH });
+    expect(old.headers.link).toBe('</api/pets-v1/pets>; rel="successor-version"');
+  });
+
+  it('includes every router level in the base path', async () => {
+    const api = await serve((app) => {
+      const tenant = express.Router();
+      tenant.use('/v1', petStoreRouter(memoryStore()));
+      app.use('/tenant', tenant);
+    });
+    const created = await api.send({
+      method: 'POST',
+      path: '/tenant/v1/pets',
+      headers: JSON_AUTH,
+      body: newPet('Rex'),
+    });
+    expect(created.headers.location).toBe('/tenant/v1/pets/1');
+  });
+
+  it('takes the basePath option over the mount path (a proxy rewrites the prefix)', async () => {
+    const api = await serve((app) =>
+      app.use('/v1', petStoreRouter(memoryStore(), { basePath: (req) => `/public${req.baseUrl}` })),
+    );
+    const created = await api.send({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: JSON_AUTH,
+      body: newPet('Rex'),
+    });
+    expect(created.headers.location).toBe('/public/v1/pets/1');
+  });
+
+  it('answers for every path under the mount, as the core decides', async () => {
+    const api = await serve((app) => app.use('/v1', petStoreRouter(memoryStore())));
+    const unknown = await api.send({ method: 'GET', path: '/v1/nothing-here', headers: AUTH });
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body)).toMatchObject({ code: 'not_found', status: 404 });
+    const root = await api.send({ method: 'GET', path: '/v1', headers: AUTH });
+    expect(JSON.parse(root.body)).toMatchObject({ code: 'not_found', status: 404 });
+  });
+});
+
+describe('next to host routes', () => {
+  it('leaves host routes before and after the mount alone', async () => {
+    const api = await serve((app) => {
+      app.get('/healthz', (_req, res) => {
+        res.json({ ok: true });
+      });
+      app.use('/v1', petStoreRouter(memoryStore()));
+      app.get('/after', (_req, res) => {
+        res.type('text').send('host');
+      });
+    });
+    const health = await api.send({ method: 'GET', path: '/healthz' });
+    expect([health.status, health.body]).toEqual([200, '{"ok":true}']);
+    const after = await api.send({ method: 'GET', path: '/after' });
+    expect([after.status, after.body]).toEqual([200, 'host']);
+    const ours = await api.send({ method: 'GET', path: '/v1/pets' });
+    expect(ours.status).toBe(401);
+    // A sibling path that only shares the prefix's letters is not ours.
+    const sibling = await api.send({ method: 'GET', path: '/v1x/pets' });
+    expect(sibling.status).toBe(404);
+    expect(sibling.headers['content-type']).toMatch(/^text\/html/);
+  });
+
+  it("leaves the host's error handler in charge outside the mount and for errors that are not about the body", async () => {
+    const api = await serve((app) => {
+      app.use(
+        express.json({
+          verify: (_req, _res, buf) => {
+            if (buf.includes('forbidden')) throw new Error('host refuses this body');
+          },
+        }),
+      );
+      app.use('/v1', (req, _res, next) => {
+        next(req.headers['x-deny'] === undefined ? undefined : new Error('host denies'));
+      });
+      app.use('/v1', petStoreRouter(memoryStore()));
+      app.post('/host', (req, res) => {
+        res.json(req.body);
+      });
+      app.get('/boom', () => {
+        throw new Error('host bug');
+      });
+      app.use(hostErrors);
+    });
+    const malformedOutside = await api.send({
+      method: 'POST',
+      path: '/host',
+      headers: JSON_AUTH,
+      body: '{"a":',
+    });
+    expect([malformedOutside.status, JSON.parse(malformedOutside.body)]).toEqual([
+      599,
+      { host: 'entity.parse.failed' },
+    ]);
+    const boom = await api.send({ method: 'GET', path: '/boom' });
+    expect([boom.status, JSON.parse(boom.body)]).toEqual([599, { host: 'host bug' }]);
+    const denied = await api.send({
+      method: 'GET',
+      path: '/v1/pets',
+      headers: { ...AUTH, 'x-deny': '1' },
+    });
+    expect([denied.status, JSON.parse(denied.body)]).toEqual([599, { host: 'host denies' }]);
+    const verify = await api.send({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: JSON_AUTH,
+      body: newPet('forbidden'),
+    });
+    expect([verify.status, JSON.parse(verify.body)]).toEqual([
+      599,
+      { host: 'entity.verify.failed' },
+    ]);
+    // ...while a body error under the mount is answered by the core.
+    const malformedInside = await api.send({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: JSON_AUTH,
+      body: '{"a":',
+    });
+    expect([malformedInside.status, JSON.parse(malformedInside.body).code]).toEqual([
+      400,
+      'malformed_json',
+    ]);
+  });
+});
