@@ -45,9 +45,14 @@ export function createAuthenticator(options: {
 }): Authenticate {
   const { apiKeys, verify } = options;
   if (apiKeys === undefined && verify === undefined) {
-    throw new TypeError('createPetStore needs `apiKeys` or `verify`: without them no request could authenticate');
+    throw new TypeError(
+      'createPetStore needs `apiKeys` or `verify`: without them no request could authenticate',
+    );
   }
-  if (apiKeys !== undefined && (apiKeys.length === 0 || apiKeys.some((key) => typeof key !== 'string' || key === ''))) {
+  if (
+    apiKeys !== undefined &&
+    (apiKeys.length === 0 || apiKeys.some((key) => typeof key !== 'string' || key === ''))
+  ) {
     throw new TypeError('`apiKeys` must be a non-empty list of non-empty strings');
   }
   const keyDigests = (apiKeys ?? []).map(digest);
@@ -61,7 +66,10 @@ export function createAuthenticator(options: {
     const token = bearerToken(headers);
     if (token === undefined) return unauthorized(false);
     const tokenDigest = digest(token);
-    const accepted = matchesKey(tokenDigest) || (verify !== undefined && (await verify(token)) === true);
-    return accepted ? { kind: 'principal', id: tokenDigest.toString('base64url') } : unauthorized(true);
+    const accepted =
+      matchesKey(tokenDigest) || (verify !== undefined && (await verify(token)) === true);
+    return accepted
+      ? { kind: 'principal', id: tokenDigest.toString('base64url') }
+      : unauthorized(true);
   };
 }

@@ -1,6 +1,6 @@
 import { type ApiError, apiError } from './errors.js';
-import type { RequestBody, RequestHeaders } from './http.js';
 import { findInexactNumber } from './exact-numbers.js';
+import type { RequestBody, RequestHeaders } from './http.js';
 
 const tooLarge = (maxBytes: number): ApiError =>
   apiError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
@@ -16,9 +16,13 @@ export function isJsonContentType(headers: RequestHeaders): boolean {
   return value?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
 }
 
-const isParsed = (body: object): body is { kind: 'parsed'; value: unknown; byteLength?: number | undefined } =>
+const isParsed = (
+  body: object,
+): body is { kind: 'parsed'; value: unknown; byteLength?: number | undefined } =>
   (body as { kind?: unknown }).kind === 'parsed';
-const isUnreadable = (body: object): body is { kind: 'unreadable'; reason: 'malformed' | 'too_large' } =>
+const isUnreadable = (
+  body: object,
+): body is { kind: 'unreadable'; reason: 'malformed' | 'too_large' } =>
   (body as { kind?: unknown }).kind === 'unreadable';
 
 /**
@@ -26,14 +30,18 @@ const isUnreadable = (body: object): body is { kind: 'unreadable'; reason: 'malf
  * pulling and does not call `return()`: ending a Node request stream would
  * reset the socket before the 413 reaches the client; the host discards the rest.
  */
-async function readLimited(stream: AsyncIterable<Uint8Array>, maxBytes: number): Promise<Uint8Array | ApiError> {
+async function readLimited(
+  stream: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array | ApiError> {
   const iterator = stream[Symbol.asyncIterator]();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const next = await iterator.next();
     if (next.done === true) break;
-    const chunk = typeof next.value === 'string' ? new TextEncoder().encode(next.value) : next.value;
+    const chunk =
+      typeof next.value === 'string' ? new TextEncoder().encode(next.value) : next.value;
     size += chunk.byteLength;
     if (size > maxBytes) return tooLarge(maxBytes);
     chunks.push(chunk);
@@ -73,7 +81,11 @@ function parseJsonText(bytes: Uint8Array | string): Parsed {
 }
 
 /** The parsed JSON value, or the error that stopped it: 415, 413 or 400. */
-export async function readJsonBody(headers: RequestHeaders, body: RequestBody, maxBytes: number): Promise<Parsed> {
+export async function readJsonBody(
+  headers: RequestHeaders,
+  body: RequestBody,
+  maxBytes: number,
+): Promise<Parsed> {
   if (!isJsonContentType(headers)) {
     return apiError('unsupported_media_type', 'Send the body as application/json.');
   }
@@ -90,7 +102,9 @@ export async function readJsonBody(headers: RequestHeaders, body: RequestBody, m
     return bytes instanceof Uint8Array ? parseJsonText(bytes) : bytes;
   }
   if (isUnreadable(body)) {
-    return body.reason === 'too_large' ? tooLarge(maxBytes) : malformed('The request body is not valid JSON.');
+    return body.reason === 'too_large'
+      ? tooLarge(maxBytes)
+      : malformed('The request body is not valid JSON.');
   }
   if (isParsed(body)) {
     // Without the wire size, the re-serialised size is the closest honest measure.

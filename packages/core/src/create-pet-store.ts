@@ -1,7 +1,7 @@
 import { createAuthenticator } from './auth.js';
 import { type ApiError, apiError, errorResponse, isApiError, JSON_CONTENT_TYPE } from './errors.js';
-import { createPet } from './handlers/create-pet.js';
 import type { HandlerResult, RequestContext } from './handlers/context.js';
+import { createPet } from './handlers/create-pet.js';
 import { getOpenApi } from './handlers/get-openapi.js';
 import { deprecationHeaders, getPet } from './handlers/get-pet.js';
 import { listOrders } from './handlers/list-orders.js';
@@ -13,7 +13,10 @@ import type { PetStore } from './pet-store.js';
 import { matchRoute, type Operation, type Route } from './router.js';
 import { isStorageUnavailable } from './storage.js';
 
-function toResponse(result: HandlerResult, operationHeaders: Record<string, string> | undefined): PetStoreResponse {
+function toResponse(
+  result: HandlerResult,
+  operationHeaders: Record<string, string> | undefined,
+): PetStoreResponse {
   if (isApiError(result)) return errorResponse(result, operationHeaders);
   return {
     status: result.status,
@@ -26,9 +29,13 @@ function toResponse(result: HandlerResult, operationHeaders: Record<string, stri
 function failure(error: unknown): ApiError {
   if (isStorageUnavailable(error)) {
     const seconds = String(Math.max(0, Math.ceil(error.retryAfterSeconds ?? 1)));
-    return apiError('service_unavailable', 'The pet store is temporarily unavailable; retry later.', {
-      headers: { 'retry-after': seconds },
-    });
+    return apiError(
+      'service_unavailable',
+      'The pet store is temporarily unavailable; retry later.',
+      {
+        headers: { 'retry-after': seconds },
+      },
+    );
   }
   return apiError('internal_error', 'Something went wrong on our side.');
 }
@@ -38,39 +45,67 @@ export function createPetStore(input: PetStoreOptions): PetStore {
   const authenticate = createAuthenticator(input);
   const openApiDocument = buildOpenApiDocument(options, options.basePath);
 
-  const deprecated = { headers: (context: Pick<RequestContext, 'options' | 'basePath'>) =>
-    deprecationHeaders(context.options, context.basePath) };
+  const deprecated = {
+    headers: (context: Pick<RequestContext, 'options' | 'basePath'>) =>
+      deprecationHeaders(context.options, context.basePath),
+  };
   const routes: Route[] = [
-    { template: '/pets', pattern: /^\/pets$/, methods: {
-      GET: { operationId: 'listPets', handler: listPets },
-      POST: { operationId: 'createPet', handler: createPet },
-    } },
-    { template: '/pets/{petId}', pattern: /^\/pets\/([^/]+)$/, methods: {
-      GET: { operationId: 'getPet', handler: getPet, ...deprecated },
-    } },
-    { template: '/store/orders', pattern: /^\/store\/orders$/, methods: {
-      GET: { operationId: 'listOrders', handler: listOrders },
-    } },
+    {
+      template: '/pets',
+      pattern: /^\/pets$/,
+      methods: {
+        GET: { operationId: 'listPets', handler: listPets },
+        POST: { operationId: 'createPet', handler: createPet },
+      },
+    },
+    {
+      template: '/pets/{petId}',
+      pattern: /^\/pets\/([^/]+)$/,
+      methods: {
+        GET: { operationId: 'getPet', handler: getPet, ...deprecated },
+      },
+    },
+    {
+      template: '/store/orders',
+      pattern: /^\/store\/orders$/,
+      methods: {
+        GET: { operationId: 'listOrders', handler: listOrders },
+      },
+    },
   ];
   if (options.exposeOpenApi) {
-    const openApiOperation: Operation = { operationId: 'getOpenApiDocument', handler: getOpenApi(openApiDocument), public: true };
-    routes.push({ template: '/openapi.json', pattern: /^\/openapi\.json$/, methods: { GET: openApiOperation } });
+    const openApiOperation: Operation = {
+      operationId: 'getOpenApiDocument',
+      handler: getOpenApi(openApiDocument),
+      public: true,
+    };
+    routes.push({
+      template: '/openapi.json',
+      pattern: /^\/openapi\.json$/,
+      methods: { GET: openApiOperation },
+    });
   }
 
   async function dispatch(request: PetStoreRequest): Promise<PetStoreResponse> {
-    const basePath = request.basePath === undefined ? options.basePath : normaliseBasePath(request.basePath);
+    const basePath =
+      request.basePath === undefined ? options.basePath : normaliseBasePath(request.basePath);
     const match = matchRoute(routes, request.method, request.path);
     // Authentication comes first: an unauthenticated client learns nothing about routes or input.
     const isPublic = match.kind === 'operation' && match.operation.public === true;
     const principal = isPublic ? undefined : await authenticate(request.headers);
     if (isApiError(principal)) return errorResponse(principal);
 
-    if (match.kind === 'not_found') return errorResponse(apiError('not_found', `No route for ${request.path}.`));
+    if (match.kind === 'not_found')
+      return errorResponse(apiError('not_found', `No route for ${request.path}.`));
     if (match.kind === 'method_not_allowed') {
       return errorResponse(
-        apiError('method_not_allowed', `${request.method} is not allowed here; use ${match.allow}.`, {
-          headers: { allow: match.allow },
-        }),
+        apiError(
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${match.allow}.`,
+          {
+            headers: { allow: match.allow },
+          },
+        ),
       );
     }
     const context: RequestContext = {

@@ -1,13 +1,29 @@
 export { bearerToken } from './auth.js';
+export { createPetStore } from './create-pet-store.js';
 export type { ApiError, ErrorCode, ErrorDetail } from './errors.js';
 export { ERROR_STATUS, errorResponse } from './errors.js';
-export type { ParsedBody, PetStoreRequest, PetStoreResponse, RequestBody, RequestHeaders, UnreadableBody } from './http.js';
-export { createPetStore } from './create-pet-store.js';
+export type {
+  ParsedBody,
+  PetStoreRequest,
+  PetStoreResponse,
+  RequestBody,
+  RequestHeaders,
+  UnreadableBody,
+} from './http.js';
 export type { PetStoreOptions, ResolvedOptions, ServerEntry } from './options.js';
 export { DEFAULT_DEPRECATED_AT, DEFAULT_MAX_BODY_BYTES, DEFAULT_SUNSET_AT } from './options.js';
 export type { PetStore } from './pet-store.js';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './query.js';
-export type { ErrorBody, NewPet, Order, OrderInput, OrderStatus, Pet, PetInput, PetStatus } from './schemas.js';
+export type {
+  ErrorBody,
+  NewPet,
+  Order,
+  OrderInput,
+  OrderStatus,
+  Pet,
+  PetInput,
+  PetStatus,
+} from './schemas.js';
 export {
   ErrorBodySchema,
   MAX_ID,

@@ -9,8 +9,8 @@ import {
   OrderSchema,
   OrdersSchema,
   PetSchema,
-  PetsSchema,
   PetStatusSchema,
+  PetsSchema,
 } from './schemas.js';
 
 type Json = Record<string, unknown>;
@@ -26,7 +26,11 @@ const schemas = {
 };
 
 // `check` actions hold rules JSON Schema states through metadata (maxLength) or cannot state at all.
-const CONVERSION: ConversionConfig = { target: 'draft-2020-12', typeMode: 'output', ignoreActions: ['check'] };
+const CONVERSION: ConversionConfig = {
+  target: 'draft-2020-12',
+  typeMode: 'output',
+  ignoreActions: ['check'],
+};
 
 const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -44,27 +48,37 @@ const paramSchema = (schema: v.GenericSchema): Json => {
 const json = (schema: Json) => ({ 'application/json': { schema } });
 
 const ERROR_TEXT: Record<ErrorCode, string> = {
-  invalid_request: 'Invalid parameters or body (`invalid_request`), or malformed JSON (`malformed_json`).',
+  invalid_request:
+    'Invalid parameters or body (`invalid_request`), or malformed JSON (`malformed_json`).',
   malformed_json: 'Malformed JSON.',
   unauthorized: 'API key missing or invalid (`unauthorized`).',
   not_found: 'No such resource (`not_found`).',
   method_not_allowed: 'Method not allowed (`method_not_allowed`).',
-  idempotency_key_in_use: 'A request with this Idempotency-Key is still in flight (`idempotency_key_in_use`).',
+  idempotency_key_in_use:
+    'A request with this Idempotency-Key is still in flight (`idempotency_key_in_use`).',
   payload_too_large: 'Body over the size limit (`payload_too_large`).',
   unsupported_media_type: 'Body is not application/json (`unsupported_media_type`).',
-  idempotency_key_reused: 'Idempotency-Key reused with a different body (`idempotency_key_reused`).',
+  idempotency_key_reused:
+    'Idempotency-Key reused with a different body (`idempotency_key_reused`).',
   internal_error: 'Unexpected error (`internal_error`).',
-  service_unavailable: 'Storage unreachable (`service_unavailable`); retry after `Retry-After` seconds.',
+  service_unavailable:
+    'Storage unreachable (`service_unavailable`); retry after `Retry-After` seconds.',
 };
 
 const HEADER_DOCS: Record<string, Json> = {
   'WWW-Authenticate': { description: 'RFC 6750 challenge.', schema: { type: 'string' } },
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'integer', minimum: 0 },
+  },
 };
 
 function errorResponses(codes: readonly ErrorCode[], extraHeaders: Json = {}): Json {
   const byStatus: Record<number, ErrorCode[]> = {};
-  for (const code of codes) (byStatus[ERROR_STATUS[code]] ??= []).push(code);
+  for (const code of codes) {
+    const status = ERROR_STATUS[code];
+    byStatus[status] = [...(byStatus[status] ?? []), code];
+  }
   return Object.fromEntries(
     Object.entries(byStatus).map(([status, group]) => {
       const headers: Json = { ...extraHeaders };
@@ -81,15 +95,26 @@ const OPENAPI_OPERATION = {
     operationId: 'getOpenApiDocument',
     summary: 'This document.',
     security: [],
-    responses: { 200: { description: 'OpenAPI 3.1 document.', content: { 'application/json': {} } } },
+    responses: {
+      200: { description: 'OpenAPI 3.1 document.', content: { 'application/json': {} } },
+    },
   },
 };
 
-const COMMON_ERRORS: readonly ErrorCode[] = ['unauthorized', 'internal_error', 'service_unavailable'];
+const COMMON_ERRORS: readonly ErrorCode[] = [
+  'unauthorized',
+  'internal_error',
+  'service_unavailable',
+];
 
 /** The OpenAPI 3.1 document: schemas from valibot, operations from this table. */
 export function buildOpenApiDocument(options: ResolvedOptions, basePath: string): Json {
-  const limit = { name: 'limit', in: 'query', required: false, schema: paramSchema(LimitParamSchema) };
+  const limit = {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    schema: paramSchema(LimitParamSchema),
+  };
   const cursor = {
     name: 'cursor',
     in: 'query',
@@ -123,9 +148,13 @@ export function buildOpenApiDocument(options: ResolvedOptions, basePath: string)
     info: {
       title: 'Pet Store',
       version: '1.0.0',
-      description: 'Manage the animals of a pet store. All operations need `Authorization: Bearer <API key>`.',
+      description:
+        'Manage the animals of a pet store. All operations need `Authorization: Bearer <API key>`.',
     },
-    servers: options.servers.length > 0 ? options.servers.map((server) => ({ ...server })) : [{ url: basePath }],
+    servers:
+      options.servers.length > 0
+        ? options.servers.map((server) => ({ ...server }))
+        : [{ url: basePath }],
     security: [{ bearerAuth: [] }],
     tags: [{ name: 'pets' }, { name: 'store' }],
     paths: {
@@ -156,7 +185,12 @@ export function buildOpenApiDocument(options: ResolvedOptions, basePath: string)
           responses: {
             201: {
               description: 'Created.',
-              headers: { Location: { description: 'URL path of the new animal.', schema: { type: 'string' } } },
+              headers: {
+                Location: {
+                  description: 'URL path of the new animal.',
+                  schema: { type: 'string' },
+                },
+              },
               content: json(ref('Pet')),
             },
             ...errorResponses([
@@ -184,7 +218,10 @@ export function buildOpenApiDocument(options: ResolvedOptions, basePath: string)
           ],
           responses: {
             200: { description: 'The animal.', headers: deprecation, content: json(ref('Pet')) },
-            ...errorResponses(['invalid_request', 'not_found', 'internal_error', 'service_unavailable'], deprecation),
+            ...errorResponses(
+              ['invalid_request', 'not_found', 'internal_error', 'service_unavailable'],
+              deprecation,
+            ),
             ...errorResponses(['unauthorized']),
           },
         },
@@ -210,7 +247,11 @@ export function buildOpenApiDocument(options: ResolvedOptions, basePath: string)
     components: {
       schemas: componentSchemas(),
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The API key as a bearer token.',
+        },
       },
     },
   };

@@ -56,7 +56,9 @@ export const normaliseBasePath = (path: string): string => {
 export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
-    throw new TypeError(`maxBodyBytes must be a positive integer, got ${String(options.maxBodyBytes)}`);
+    throw new TypeError(
+      `maxBodyBytes must be a positive integer, got ${String(options.maxBodyBytes)}`,
+    );
   }
   return {
     storage: options.storage,

@@ -37,7 +37,8 @@ export const CursorParamSchema = v.pipe(
 );
 
 /** Opaque to clients; today the base64url of the last id seen. */
-export const encodeCursor = (lastId: number): string => Buffer.from(String(lastId)).toString('base64url');
+export const encodeCursor = (lastId: number): string =>
+  Buffer.from(String(lastId)).toString('base64url');
 
 export function decodeCursor(cursor: string): number | undefined {
   if (!v.is(CursorParamSchema, cursor)) return undefined;
@@ -54,7 +55,9 @@ function single(params: URLSearchParams, name: string): string | undefined | Api
 }
 
 const invalidParam = (name: string, message: string): ApiError =>
-  apiError('invalid_request', `Invalid query parameter ${name}: ${message}.`, { details: [{ path: name, message }] });
+  apiError('invalid_request', `Invalid query parameter ${name}: ${message}.`, {
+    details: [{ path: name, message }],
+  });
 
 export interface PageParams {
   readonly limit: number;
@@ -85,7 +88,9 @@ export function parseStatusParam(params: URLSearchParams): PetStatus | undefined
   const status = single(params, 'status');
   if (status === undefined || typeof status === 'object') return status;
   const parsed = v.safeParse(PetStatusSchema, status);
-  return parsed.success ? parsed.output : invalidParam('status', 'must be one of available, pending, sold');
+  return parsed.success
+    ? parsed.output
+    : invalidParam('status', 'must be one of available, pending, sold');
 }
 
 /** RFC 8288 `Link` to the next page, carrying the same `limit` and filter. */

@@ -1,11 +1,12 @@
-import type { Handler } from './handlers/context.js';
-import type { RequestContext } from './handlers/context.js';
+import type { Handler, RequestContext } from './handlers/context.js';
 
 export interface Operation {
   readonly operationId: string;
   readonly handler: Handler;
   /** Headers every answer of this operation carries, errors included (deprecation). */
-  readonly headers?: (context: Pick<RequestContext, 'options' | 'basePath'>) => Record<string, string>;
+  readonly headers?: (
+    context: Pick<RequestContext, 'options' | 'basePath'>,
+  ) => Record<string, string>;
   /** Answered without authentication. */
   readonly public?: boolean;
 }
@@ -18,7 +19,12 @@ export interface Route {
 }
 
 export type Match =
-  | { readonly kind: 'operation'; readonly route: Route; readonly operation: Operation; readonly params: string[] }
+  | {
+      readonly kind: 'operation';
+      readonly route: Route;
+      readonly operation: Operation;
+      readonly params: string[];
+    }
   | { readonly kind: 'method_not_allowed'; readonly route: Route; readonly allow: string }
   | { readonly kind: 'not_found' };
 

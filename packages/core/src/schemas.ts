@@ -19,7 +19,9 @@ export const PetStatusSchema = v.pipe(
 export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
 export const PET_STATUSES = PetStatusSchema.options;
 
-export const PetIdSchema = int64('Identifier assigned by the service, increasing in creation order.');
+export const PetIdSchema = int64(
+  'Identifier assigned by the service, increasing in creation order.',
+);
 export const CategoryIdSchema = int64('Identifier of the category the animal belongs to.');
 /** Characters as JSON Schema counts them (code points), so validation and the document agree. */
 const codePoints = (text: string): number => {
@@ -33,7 +35,10 @@ export const PetNameSchema = v.pipe(
   v.minLength(1, 'must not be empty'),
   v.check((name) => codePoints(name) <= 256, 'must be at most 256 characters'),
   // PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded: refuse both up front.
-  v.check((name) => name.isWellFormed() && !name.includes('\u0000'), 'must be valid Unicode text without NUL'),
+  v.check(
+    (name) => name.isWellFormed() && !name.includes('\u0000'),
+    'must be valid Unicode text without NUL',
+  ),
   v.metadata({ maxLength: 256 }),
   v.description("The animal's name: 1 to 256 characters."),
 );
@@ -94,9 +99,7 @@ export const ErrorBodySchema = v.pipe(
     code: v.pipe(v.string(), v.description('Machine-readable error code.')),
     message: v.pipe(v.string(), v.description('Human-readable description.')),
     status: v.pipe(v.number(), v.integer(), v.description('The HTTP status code.')),
-    details: v.optional(
-      v.array(v.object({ path: v.string(), message: v.string() })),
-    ),
+    details: v.optional(v.array(v.object({ path: v.string(), message: v.string() }))),
   }),
   v.title('Error'),
 );

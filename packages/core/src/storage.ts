@@ -41,7 +41,10 @@ export class StorageUnavailableError extends Error {
   /** Seconds a client should wait before retrying. */
   readonly retryAfterSeconds: number;
 
-  constructor(message = 'storage unavailable', options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+  constructor(
+    message = 'storage unavailable',
+    options: { cause?: unknown; retryAfterSeconds?: number } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
   }

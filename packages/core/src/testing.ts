@@ -1,7 +1,13 @@
-export * from './testing/storage-contract.js';
-export type { CaseContext, ConformanceCase, Expectation, ScenarioCase, TableCase } from './testing/conformance/types.js';
 export { conformanceCases } from './testing/conformance/cases.js';
-export { runConformance, type RunConformanceOptions } from './testing/conformance/run.js';
-export { coreTarget, httpTarget, sendHttp, serveNodeServer } from './testing/targets.js';
+export { type RunConformanceOptions, runConformance } from './testing/conformance/run.js';
+export type {
+  CaseContext,
+  ConformanceCase,
+  Expectation,
+  ScenarioCase,
+  TableCase,
+} from './testing/conformance/types.js';
 export { createResponseValidator } from './testing/response-validator.js';
+export * from './testing/storage-contract.js';
+export { coreTarget, httpTarget, sendHttp, serveNodeServer } from './testing/targets.js';
 export type { ConformanceTarget, WireRequest, WireResponse } from './testing/wire.js';

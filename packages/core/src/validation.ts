@@ -10,14 +10,20 @@ const pathOf = (issue: Issue): string =>
 function messageOf(issue: Issue): string {
   const last = issue.path?.at(-1) as { origin?: string } | undefined;
   if (last?.origin === 'key') return 'is not an allowed property';
-  if (issue.received === 'undefined' && (issue.type === 'strict_object' || issue.type === 'object')) {
+  if (
+    issue.received === 'undefined' &&
+    (issue.type === 'strict_object' || issue.type === 'object')
+  ) {
     return 'is required';
   }
   return issue.message;
 }
 
 export function validationError(subject: string, issues: readonly Issue[]): ApiError {
-  const details: ErrorDetail[] = issues.map((issue) => ({ path: pathOf(issue), message: messageOf(issue) }));
+  const details: ErrorDetail[] = issues.map((issue) => ({
+    path: pathOf(issue),
+    message: messageOf(issue),
+  }));
   const summary = details.map((detail) => `${detail.path} ${detail.message}`).join('; ');
   return apiError('invalid_request', `Invalid ${subject}: ${summary}.`, { details });
 }

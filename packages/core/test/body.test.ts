@@ -32,7 +32,11 @@ describe('readJsonBody', () => {
 
   it('refuses a declared Content-Length over the limit without reading at all', async () => {
     const { stream, stats } = endless(1000);
-    const result = await readJsonBody({ ...JSON_HEADERS, 'content-length': '20000' }, stream, 16 * 1024);
+    const result = await readJsonBody(
+      { ...JSON_HEADERS, 'content-length': '20000' },
+      stream,
+      16 * 1024,
+    );
     expect(result).toMatchObject({ code: 'payload_too_large' });
     expect(stats.pulled).toBe(0);
   });
@@ -45,31 +49,44 @@ describe('readJsonBody', () => {
   });
 
   it('takes a body the host already parsed, measuring it by its Content-Length', async () => {
-    expect(await readJsonBody(JSON_HEADERS, { kind: 'parsed', value: { a: 1 }, byteLength: 7 }, 100)).toEqual({
+    expect(
+      await readJsonBody(JSON_HEADERS, { kind: 'parsed', value: { a: 1 }, byteLength: 7 }, 100),
+    ).toEqual({
       kind: 'json',
       value: { a: 1 },
     });
-    expect(await readJsonBody(JSON_HEADERS, { kind: 'parsed', value: { a: 1 }, byteLength: 101 }, 100)).toMatchObject({
+    expect(
+      await readJsonBody(JSON_HEADERS, { kind: 'parsed', value: { a: 1 }, byteLength: 101 }, 100),
+    ).toMatchObject({
       code: 'payload_too_large',
     });
   });
 
   it('measures a parsed body without a known size by its serialisation', async () => {
     const value = { name: 'x'.repeat(200) };
-    expect(await readJsonBody(JSON_HEADERS, { kind: 'parsed', value }, 100)).toMatchObject({ code: 'payload_too_large' });
+    expect(await readJsonBody(JSON_HEADERS, { kind: 'parsed', value }, 100)).toMatchObject({
+      code: 'payload_too_large',
+    });
   });
 
   it('maps a host parser rejection to the same errors the core would give', async () => {
-    expect(await readJsonBody(JSON_HEADERS, { kind: 'unreadable', reason: 'too_large' }, 100)).toMatchObject({
+    expect(
+      await readJsonBody(JSON_HEADERS, { kind: 'unreadable', reason: 'too_large' }, 100),
+    ).toMatchObject({
       code: 'payload_too_large',
     });
-    expect(await readJsonBody(JSON_HEADERS, { kind: 'unreadable', reason: 'malformed' }, 100)).toMatchObject({
+    expect(
+      await readJsonBody(JSON_HEADERS, { kind: 'unreadable', reason: 'malformed' }, 100),
+    ).toMatchObject({
       code: 'malformed_json',
     });
   });
 
   it('never mistakes client JSON that looks like an error for an error', async () => {
     const text = JSON.stringify({ kind: 'error', code: 'x' });
-    expect(await readJsonBody(JSON_HEADERS, text, 100)).toEqual({ kind: 'json', value: { kind: 'error', code: 'x' } });
+    expect(await readJsonBody(JSON_HEADERS, text, 100)).toEqual({
+      kind: 'json',
+      value: { kind: 'error', code: 'x' },
+    });
   });
 });

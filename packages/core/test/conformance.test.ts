@@ -1,5 +1,5 @@
-import { createMemoryStorage } from '@petstore/storage-memory';
 import { coreTarget, runConformance } from '@petstore/core/testing';
+import { createMemoryStorage } from '@petstore/storage-memory';
 
 // The core alone: the reference every adapter must match.
 runConformance({

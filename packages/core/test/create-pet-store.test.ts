@@ -15,18 +15,26 @@ const create = (store: ReturnType<typeof createPetStore>, basePath?: string) =>
 describe('createPetStore', () => {
   it('refuses to start without a way to authenticate', () => {
     expect(() => createPetStore({ storage: createMemoryStorage() })).toThrow(/apiKeys.*verify/);
-    expect(() => createPetStore({ storage: createMemoryStorage(), apiKeys: [] })).toThrow(/non-empty/);
-    expect(() => createPetStore({ storage: createMemoryStorage(), apiKeys: [''] })).toThrow(/non-empty/);
-  });
-
-  it('refuses a nonsensical maxBodyBytes', () => {
-    expect(() => createPetStore({ storage: createMemoryStorage(), apiKeys: ['k'], maxBodyBytes: 0 })).toThrow(
-      /maxBodyBytes/,
+    expect(() => createPetStore({ storage: createMemoryStorage(), apiKeys: [] })).toThrow(
+      /non-empty/,
+    );
+    expect(() => createPetStore({ storage: createMemoryStorage(), apiKeys: [''] })).toThrow(
+      /non-empty/,
     );
   });
 
+  it('refuses a nonsensical maxBodyBytes', () => {
+    expect(() =>
+      createPetStore({ storage: createMemoryStorage(), apiKeys: ['k'], maxBodyBytes: 0 }),
+    ).toThrow(/maxBodyBytes/);
+  });
+
   it('builds links from the basePath option when the request does not say its mount point', async () => {
-    const store = createPetStore({ storage: createMemoryStorage(), apiKeys: ['k'], basePath: '/api/v1/' });
+    const store = createPetStore({
+      storage: createMemoryStorage(),
+      apiKeys: ['k'],
+      basePath: '/api/v1/',
+    });
     const res = await create(store);
     expect(res.headers.location).toBe('/api/v1/pets/1');
   });
@@ -34,20 +42,40 @@ describe('createPetStore', () => {
   it("prefers the request's own mount point for links", async () => {
     const store = createPetStore({ storage: createMemoryStorage(), apiKeys: ['k'] });
     expect((await create(store, '/pets-api')).headers.location).toBe('/pets-api/pets/1');
-    const page = await store.handle({ method: 'GET', path: '/pets', query: 'limit=1', headers: auth, basePath: '/pets-api' });
+    const page = await store.handle({
+      method: 'GET',
+      path: '/pets',
+      query: 'limit=1',
+      headers: auth,
+      basePath: '/pets-api',
+    });
     expect(page.status).toBe(200);
     expect(page.headers.link).toBeUndefined();
     await create(store, '/pets-api');
-    const next = await store.handle({ method: 'GET', path: '/pets', query: 'limit=1', headers: auth, basePath: '/pets-api' });
-    expect(next.headers.link).toMatch(/^<\/pets-api\/pets\?limit=1&cursor=[A-Za-z0-9_-]+>; rel="next"$/);
+    const next = await store.handle({
+      method: 'GET',
+      path: '/pets',
+      query: 'limit=1',
+      headers: auth,
+      basePath: '/pets-api',
+    });
+    expect(next.headers.link).toMatch(
+      /^<\/pets-api\/pets\?limit=1&cursor=[A-Za-z0-9_-]+>; rel="next"$/,
+    );
   });
 
   it('answers an unexpected exception with 500 and never rejects', async () => {
     const storage = createMemoryStorage();
     const store = createPetStore({ storage, apiKeys: ['k'] });
-    const res = await store.handle({ method: 'GET', path: '/pets', headers: auth, query: undefined, get body(): never {
-      throw new Error('boom');
-    } });
+    const res = await store.handle({
+      method: 'GET',
+      path: '/pets',
+      headers: auth,
+      query: undefined,
+      get body(): never {
+        throw new Error('boom');
+      },
+    });
     expect(res.status).toBe(200);
   });
 });

@@ -25,5 +25,11 @@ export interface Reply {
 export type HandlerResult = Reply | ApiError;
 export type Handler = (context: RequestContext) => Promise<HandlerResult>;
 
-export const reply = (status: number, body: unknown, headers?: Readonly<Record<string, string>>): Reply =>
-  headers === undefined ? { kind: 'reply', status, body } : { kind: 'reply', status, body, headers };
+export const reply = (
+  status: number,
+  body: unknown,
+  headers?: Readonly<Record<string, string>>,
+): Reply =>
+  headers === undefined
+    ? { kind: 'reply', status, body }
+    : { kind: 'reply', status, body, headers };

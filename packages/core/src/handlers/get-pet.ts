@@ -6,7 +6,10 @@ import { type Handler, reply } from './context.js';
 import { presentPet } from './present.js';
 
 /** RFC 9745 `Deprecation`, RFC 8594 `Sunset`, and the successor link. */
-export const deprecationHeaders = (options: ResolvedOptions, basePath: string): Record<string, string> => ({
+export const deprecationHeaders = (
+  options: ResolvedOptions,
+  basePath: string,
+): Record<string, string> => ({
   deprecation: `@${Math.floor(options.deprecatedAt.getTime() / 1000)}`,
   sunset: options.sunsetAt.toUTCString(),
   link: `<${basePath}/pets>; rel="successor-version"`,

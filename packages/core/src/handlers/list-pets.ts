@@ -10,7 +10,11 @@ export const listPets: Handler = async ({ query, options, basePath }) => {
   if (isApiError(status)) return status;
 
   // One row more than asked tells whether a next page exists.
-  const rows = await options.storage.listPets({ status, afterId: page.afterId, limit: page.limit + 1 });
+  const rows = await options.storage.listPets({
+    status,
+    afterId: page.afterId,
+    limit: page.limit + 1,
+  });
   const pets = rows.slice(0, page.limit).map(presentPet);
   const last = pets.at(-1);
   return rows.length > page.limit && last !== undefined

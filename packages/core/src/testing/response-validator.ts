@@ -27,7 +27,8 @@ export function createResponseValidator(document: Json, basePath = '/v1') {
   return (method: string, path: string, response: WireResponse): string[] => {
     const pathname = (path.split('?')[0] ?? '').slice(basePath.length) || '/';
     const entry = paths.find(({ pattern }) => pattern.test(pathname));
-    const operation = entry && ((document.paths as Json)[entry.template] as Json)[method.toLowerCase()];
+    const operation =
+      entry && ((document.paths as Json)[entry.template] as Json)[method.toLowerCase()];
     // Unknown paths (404) and methods (405) belong to no operation: they answer the Error schema.
     const schemaRef =
       operation === undefined || entry === undefined
@@ -37,10 +38,15 @@ export function createResponseValidator(document: Json, basePath = '/v1') {
       const responses = (operation as Json).responses as Json;
       const documented = responses[String(response.status)] as Json | undefined;
       if (documented === undefined) {
-        return [`${method} ${entry.template} answered ${response.status}, which the OpenAPI document does not list`];
+        return [
+          `${method} ${entry.template} answered ${response.status}, which the OpenAPI document does not list`,
+        ];
       }
       const content = documented.content as Json | undefined;
-      if (content?.['application/json'] === undefined || !('schema' in (content['application/json'] as Json))) {
+      if (
+        content?.['application/json'] === undefined ||
+        !('schema' in (content['application/json'] as Json))
+      ) {
         return [];
       }
       const ref = `openapi.json#/${pointer('paths', entry.template, method.toLowerCase(), 'responses', String(response.status), 'content', 'application/json', 'schema')}`;
@@ -61,5 +67,7 @@ function check(ajv: Ajv2020, ref: string, response: WireResponse): string[] {
   }
   return validate(body)
     ? []
-    : (validate.errors ?? []).map((error) => `${ref}: ${error.instancePath} ${error.message ?? ''}`);
+    : (validate.errors ?? []).map(
+        (error) => `${ref}: ${error.instancePath} ${error.message ?? ''}`,
+      );
 }

@@ -32,7 +32,11 @@ export function coreTarget(store: PetStore, basePath = '/v1'): ConformanceTarget
             : chunksOf(body.chunks),
       };
       const response = await store.handle(request);
-      return { status: response.status, headers: { ...response.headers }, body: response.body ?? '' };
+      return {
+        status: response.status,
+        headers: { ...response.headers },
+        body: response.body ?? '',
+      };
     },
     async close() {},
   };
@@ -45,7 +49,9 @@ export function sendHttp(origin: string, wire: WireRequest): Promise<WireRespons
     const headers = lowerCaseKeys(wire.headers);
     const body = wire.body;
     if (typeof body === 'string' || body instanceof Uint8Array) {
-      headers['content-length'] ??= String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+      headers['content-length'] ??= String(
+        typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+      );
     }
     let answered = false;
     const req = httpRequest(url, { method: wire.method, headers, agent: false }, (res) => {
@@ -58,7 +64,11 @@ export function sendHttp(origin: string, wire: WireRequest): Promise<WireRespons
         for (const [name, value] of Object.entries(res.headers)) {
           if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
         }
-        resolve({ status: res.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks).toString('utf8') });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: flat,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
       });
     });
     // A server may answer (413) and close before the whole body is sent: that is not a client failure.
@@ -71,7 +81,10 @@ export function sendHttp(origin: string, wire: WireRequest): Promise<WireRespons
   });
 }
 
-async function writeChunks(req: import('node:http').ClientRequest, chunks: readonly Uint8Array[]): Promise<void> {
+async function writeChunks(
+  req: import('node:http').ClientRequest,
+  chunks: readonly Uint8Array[],
+): Promise<void> {
   for (const chunk of chunks) {
     if (req.destroyed) return;
     if (!req.write(chunk)) {

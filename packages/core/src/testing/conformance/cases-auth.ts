@@ -5,7 +5,11 @@ import type { ConformanceCase } from './types.js';
 const REALM = 'Bearer realm="petstore"';
 const INVALID = 'Bearer realm="petstore", error="invalid_token"';
 const unauthorized = (challenge: string) =>
-  ({ status: 401, code: 'unauthorized', headers: { 'www-authenticate': challenge, 'content-type': JSON_TYPE } }) as const;
+  ({
+    status: 401,
+    code: 'unauthorized',
+    headers: { 'www-authenticate': challenge, 'content-type': JSON_TYPE },
+  }) as const;
 
 export const authCases: ConformanceCase[] = [
   {
@@ -23,7 +27,9 @@ export const authCases: ConformanceCase[] = [
   {
     name: 'auth: another scheme (Basic) is 401 without error attribute',
     rule: 'Authentication: any other scheme answers 401',
-    request: get('/pets', { authorization: `Basic ${Buffer.from(`user:${API_KEY}`).toString('base64')}` }),
+    request: get('/pets', {
+      authorization: `Basic ${Buffer.from(`user:${API_KEY}`).toString('base64')}`,
+    }),
     expect: unauthorized(REALM),
   },
   {
@@ -86,7 +92,10 @@ export const authCases: ConformanceCase[] = [
     name: 'auth: 401 comes before 405 on a wrong method',
     rule: 'Authentication runs before routing: no 405 before 401',
     request: { method: 'DELETE', path: `${BASE}/pets`, headers: {} },
-    expect: { ...unauthorized(REALM), headers: { ...unauthorized(REALM).headers, allow: undefined } },
+    expect: {
+      ...unauthorized(REALM),
+      headers: { ...unauthorized(REALM).headers, allow: undefined },
+    },
   },
   {
     name: 'auth: 401 comes before 400 on a bad limit',
@@ -98,7 +107,10 @@ export const authCases: ConformanceCase[] = [
     name: 'auth: 401 comes before 400 on a bad pet id (and without deprecation headers)',
     rule: 'Authentication runs before validation: an unauthenticated request learns nothing',
     request: get('/pets/abc', {}),
-    expect: { ...unauthorized(REALM), headers: { ...unauthorized(REALM).headers, deprecation: undefined } },
+    expect: {
+      ...unauthorized(REALM),
+      headers: { ...unauthorized(REALM).headers, deprecation: undefined },
+    },
   },
   {
     name: 'auth: 401 comes before 415 on a POST',
@@ -109,7 +121,9 @@ export const authCases: ConformanceCase[] = [
   {
     name: 'auth: 401 comes before 413 on a POST',
     rule: 'Authentication runs before validation',
-    request: post('/pets', JSON.stringify({ name: 'x'.repeat(20_000), categoryId: 1 }), { authorization: '' }),
+    request: post('/pets', JSON.stringify({ name: 'x'.repeat(20_000), categoryId: 1 }), {
+      authorization: '',
+    }),
     expect: unauthorized(REALM),
   },
   {

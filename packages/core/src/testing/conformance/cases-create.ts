@@ -45,7 +45,9 @@ export const createCases: ConformanceCase[] = [
       const pet = JSON.parse(res.body) as { id: number };
       expect(pet).toEqual({ id: anyId, name: 'Rex', categoryId: 7, status: 'pending' });
       expect(Number.isSafeInteger(pet.id) && pet.id > 0).toBe(true);
-      expect(res.body).toBe(JSON.stringify({ id: pet.id, name: 'Rex', categoryId: 7, status: 'pending' }));
+      expect(res.body).toBe(
+        JSON.stringify({ id: pet.id, name: 'Rex', categoryId: 7, status: 'pending' }),
+      );
       expect(res.headers.location).toBe(`${BASE}/pets/${pet.id}`);
     },
   },
@@ -83,9 +85,18 @@ export const createCases: ConformanceCase[] = [
         expect(res.status).toBe(201);
         const { id } = JSON.parse(res.body) as { id: number };
         ids.push(id);
-        const read = await send({ method: 'GET', path: res.headers.location ?? '', headers: bearer() });
+        const read = await send({
+          method: 'GET',
+          path: res.headers.location ?? '',
+          headers: bearer(),
+        });
         expect(read.status).toBe(200);
-        expect(JSON.parse(read.body)).toEqual({ id, name: `p${i}`, categoryId: 1, status: 'available' });
+        expect(JSON.parse(read.body)).toEqual({
+          id,
+          name: `p${i}`,
+          categoryId: 1,
+          status: 'available',
+        });
       }
       expect(ids.every((id, i) => id > 0 && (i === 0 || id > (ids[i - 1] ?? 0)))).toBe(true);
     },
@@ -94,13 +105,19 @@ export const createCases: ConformanceCase[] = [
     name: 'createPet: a 256-character name is accepted',
     rule: 'NewPet: name is a string of 1 to 256 characters',
     request: postPet({ name: 'n'.repeat(256), categoryId: 1 }),
-    expect: { status: 201, body: { id: anyId, name: 'n'.repeat(256), categoryId: 1, status: 'available' } },
+    expect: {
+      status: 201,
+      body: { id: anyId, name: 'n'.repeat(256), categoryId: 1, status: 'available' },
+    },
   },
   {
     name: 'createPet: unicode names round-trip exactly',
     rule: 'NewPet: name is any string of 1 to 256 characters',
     request: postPet({ name: 'Zoë 🐕 ñandú', categoryId: 1 }),
-    expect: { status: 201, body: { id: anyId, name: 'Zoë 🐕 ñandú', categoryId: 1, status: 'available' } },
+    expect: {
+      status: 201,
+      body: { id: anyId, name: 'Zoë 🐕 ñandú', categoryId: 1, status: 'available' },
+    },
   },
   {
     name: 'createPet: categoryId 2^53 − 1 is accepted exactly',
@@ -117,11 +134,18 @@ export const createCases: ConformanceCase[] = [
     name: 'createPet: 256 emoji (256 characters, 512 UTF-16 units) are accepted',
     rule: 'NewPet: name is a string of 1 to 256 characters',
     request: postPet({ name: '🐕'.repeat(256), categoryId: 1 }),
-    expect: { status: 201, body: { id: anyId, name: '🐕'.repeat(256), categoryId: 1, status: 'available' } },
+    expect: {
+      status: 201,
+      body: { id: anyId, name: '🐕'.repeat(256), categoryId: 1, status: 'available' },
+    },
   },
   badPet('257 emoji', { name: '🐕'.repeat(257), categoryId: 1 }, 'name'),
   badPet('a name with a NUL character', { name: 'Re\u0000x', categoryId: 1 }, 'name'),
-  badText('a name with a lone surrogate is 400', '{"name":"Rex\\ud800","categoryId":1}', invalid('name')),
+  badText(
+    'a name with a lone surrogate is 400',
+    '{"name":"Rex\\ud800","categoryId":1}',
+    invalid('name'),
+  ),
   badPet('a numeric name', { name: 42, categoryId: 1 }, 'name'),
   badPet('a null name', { name: null, categoryId: 1 }, 'name'),
   badPet('categoryId 0', { name: 'Rex', categoryId: 0 }, 'categoryId'),
@@ -134,8 +158,16 @@ export const createCases: ConformanceCase[] = [
   badPet('a null status', { name: 'Rex', categoryId: 1, status: null }, 'status'),
   badPet('an id in the body', { id: 5, name: 'Rex', categoryId: 1 }, 'id'),
   badPet('an unknown property', { name: 'Rex', categoryId: 1, colour: 'brown' }, 'colour'),
-  badText('categoryId past 2^53 written in digits is 400, never rounded', '{"name":"Rex","categoryId":9007199254740993}', invalid()),
-  badText('a fraction that rounds to an integer is 400, never rounded', '{"name":"Rex","categoryId":1.0000000000000001}', invalid()),
+  badText(
+    'categoryId past 2^53 written in digits is 400, never rounded',
+    '{"name":"Rex","categoryId":9007199254740993}',
+    invalid(),
+  ),
+  badText(
+    'a fraction that rounds to an integer is 400, never rounded',
+    '{"name":"Rex","categoryId":1.0000000000000001}',
+    invalid(),
+  ),
   badText('a huge exponent is 400', '{"name":"Rex","categoryId":1e400}', invalid()),
   badText('malformed JSON is 400 malformed_json', '{"name":"Rex",', malformed),
   badText('an empty body is 400 malformed_json', '', malformed),
@@ -178,13 +210,18 @@ export const createCases: ConformanceCase[] = [
   {
     name: 'createPet: application/json-patch+json is 415',
     rule: 'POST /pets: Content-Type must be application/json',
-    request: post('/pets', '{"name":"Rex","categoryId":1}', { 'content-type': 'application/json-patch+json' }),
+    request: post('/pets', '{"name":"Rex","categoryId":1}', {
+      'content-type': 'application/json-patch+json',
+    }),
     expect: { status: 415, code: 'unsupported_media_type' },
   },
   {
     name: 'createPet: a charset parameter is fine',
     rule: 'POST /pets: parameters such as charset are fine',
-    request: postPet({ name: 'Rex', categoryId: 1 }, { 'content-type': 'application/json; charset=utf-8' }),
+    request: postPet(
+      { name: 'Rex', categoryId: 1 },
+      { 'content-type': 'application/json; charset=utf-8' },
+    ),
     expect: { status: 201 },
   },
   {
@@ -210,7 +247,11 @@ export const createCases: ConformanceCase[] = [
     rule: 'POST /pets: 413 without buffering the rest of an oversized body',
     run: async ({ send }) => {
       const chunk = new TextEncoder().encode(' '.repeat(4096));
-      const chunks = [new TextEncoder().encode('{"name":"Rex","categoryId":1'), ...Array(64).fill(chunk), new TextEncoder().encode('}')];
+      const chunks = [
+        new TextEncoder().encode('{"name":"Rex","categoryId":1'),
+        ...Array(64).fill(chunk),
+        new TextEncoder().encode('}'),
+      ];
       const res = await send(post('/pets', { chunks }));
       expect(res.status).toBe(413);
       expect(JSON.parse(res.body)).toMatchObject({ code: 'payload_too_large', status: 413 });
@@ -220,7 +261,12 @@ export const createCases: ConformanceCase[] = [
   {
     name: 'createPet: a small chunked body is accepted',
     rule: 'POST /pets: bodies without Content-Length are read up to the limit',
-    request: post('/pets', { chunks: [new TextEncoder().encode('{"name":"Rex",'), new TextEncoder().encode('"categoryId":1}')] }),
+    request: post('/pets', {
+      chunks: [
+        new TextEncoder().encode('{"name":"Rex",'),
+        new TextEncoder().encode('"categoryId":1}'),
+      ],
+    }),
     expect: { status: 201, body: { id: anyId, name: 'Rex', categoryId: 1, status: 'available' } },
   },
   {

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { StorageUnavailableError } from '../../storage.js';
 import type { PetStorage } from '../../storage.js';
+import { StorageUnavailableError } from '../../storage.js';
 import { BASE, bearer, get, JSON_TYPE, postPet } from './helpers.js';
 import type { ConformanceCase } from './types.js';
 
@@ -23,7 +23,14 @@ const unreachable = (): PetStorage => {
   const fail = async (): Promise<never> => {
     throw new StorageUnavailableError('connection refused', { retryAfterSeconds: 2 });
   };
-  return { createPet: fail, getPet: fail, listPets: fail, createOrder: fail, listOrders: fail, close: async () => {} };
+  return {
+    createPet: fail,
+    getPet: fail,
+    listPets: fail,
+    createOrder: fail,
+    listOrders: fail,
+    close: async () => {},
+  };
 };
 
 const SECRET = 'relation "pets" does not exist at character 15 (SELECT * FROM pets)';
@@ -32,15 +39,30 @@ const broken = (): PetStorage => {
   const fail = async (): Promise<never> => {
     throw new Error(SECRET);
   };
-  return { createPet: fail, getPet: fail, listPets: fail, createOrder: fail, listOrders: fail, close: async () => {} };
+  return {
+    createPet: fail,
+    getPet: fail,
+    listPets: fail,
+    createOrder: fail,
+    listOrders: fail,
+    close: async () => {},
+  };
 };
 
-const outage = (name: string, request: ReturnType<typeof get>, extra: Record<string, string> = {}): ConformanceCase => ({
+const outage = (
+  name: string,
+  request: ReturnType<typeof get>,
+  extra: Record<string, string> = {},
+): ConformanceCase => ({
   name: `errors: ${name} while storage is unreachable is 503 with Retry-After`,
   rule: 'Errors: service_unavailable 503 with Retry-After (storage unreachable); never 201 unless stored',
   wrapStorage: unreachable,
   request,
-  expect: { status: 503, code: 'service_unavailable', headers: { 'retry-after': '2', location: undefined, ...extra } },
+  expect: {
+    status: 503,
+    code: 'service_unavailable',
+    headers: { 'retry-after': '2', location: undefined, ...extra },
+  },
 });
 
 const bug = (name: string, request: ReturnType<typeof get>): ConformanceCase => ({
@@ -50,7 +72,11 @@ const bug = (name: string, request: ReturnType<typeof get>): ConformanceCase => 
   run: async ({ send }) => {
     const res = await send(request);
     expect(res.status).toBe(500);
-    expect(JSON.parse(res.body)).toEqual({ code: 'internal_error', message: expect.any(String), status: 500 });
+    expect(JSON.parse(res.body)).toEqual({
+      code: 'internal_error',
+      message: expect.any(String),
+      status: 500,
+    });
     expect(res.body).not.toContain('relation');
     expect(res.body).not.toContain('SELECT');
     expect(res.body).not.toMatch(/\bat .+:\d+/);

@@ -25,7 +25,9 @@ export const getCases: ConformanceCase[] = [
       const [pet] = await storage.listPets({ limit: 1 });
       const res = await send(get(`/pets/${pet?.id}`));
       expect(res.status).toBe(200);
-      expect(res.body).toBe(JSON.stringify({ id: pet?.id, name: 'Rex', categoryId: 9, status: 'sold' }));
+      expect(res.body).toBe(
+        JSON.stringify({ id: pet?.id, name: 'Rex', categoryId: 9, status: 'sold' }),
+      );
       expect(res.headers).toMatchObject({ ...DEPRECATION, 'content-type': JSON_TYPE });
     },
   },

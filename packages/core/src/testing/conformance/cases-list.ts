@@ -34,7 +34,12 @@ export const listCases: ConformanceCase[] = [
     name: 'listPets: an empty store is an empty array without Link',
     rule: 'GET /pets: 200 Pets; the last page has no rel="next"',
     request: get('/pets'),
-    expect: { status: 200, body: [], bodyText: '[]', headers: { link: undefined, 'content-type': JSON_TYPE } },
+    expect: {
+      status: 200,
+      body: [],
+      bodyText: '[]',
+      headers: { link: undefined, 'content-type': JSON_TYPE },
+    },
   },
   {
     name: 'listPets: default limit is 20 and the Link carries limit=20',
@@ -45,13 +50,20 @@ export const listCases: ConformanceCase[] = [
       expect(res.status).toBe(200);
       const items = JSON.parse(res.body) as { id: number }[];
       expect(items).toHaveLength(20);
-      expect(res.headers.link).toMatch(new RegExp(`^<${BASE}/pets\\?limit=20&cursor=[A-Za-z0-9_-]+>; rel="next"$`));
+      expect(res.headers.link).toMatch(
+        new RegExp(`^<${BASE}/pets\\?limit=20&cursor=[A-Za-z0-9_-]+>; rel="next"$`),
+      );
     },
   },
   {
     name: 'listPets: items are exactly id, name, categoryId, status in that order, ascending by id',
     rule: 'Pets: response objects have exactly id, name, categoryId, status, in that order; order ascending id',
-    seed: { pets: [{ name: 'A', categoryId: 3, status: 'sold' }, { name: 'B', categoryId: 4, status: 'pending' }] },
+    seed: {
+      pets: [
+        { name: 'A', categoryId: 3, status: 'sold' },
+        { name: 'B', categoryId: 4, status: 'pending' },
+      ],
+    },
     run: async ({ send }) => {
       const res = await send(get('/pets'));
       const items = JSON.parse(res.body) as { id: number; name: string }[];
@@ -77,7 +89,9 @@ export const listCases: ConformanceCase[] = [
       expect(full.headers.link).toMatch(/limit=100&cursor=/);
     },
   },
-  ...['0', '101', 'abc', '1.5', '-5', '', '1e1', '05', '%205', '1000000000000000000000'].map(badLimit),
+  ...['0', '101', 'abc', '1.5', '-5', '', '1e1', '05', '%205', '1000000000000000000000'].map(
+    badLimit,
+  ),
   {
     name: 'listPets: a repeated limit is 400 naming limit',
     rule: 'GET /pets: a repeated limit is 400 invalid_request',
@@ -90,7 +104,10 @@ export const listCases: ConformanceCase[] = [
     seed: { pets: pets(12, cycleStatus) },
     run: async ({ send }) => {
       for (const status of ['available', 'pending', 'sold']) {
-        const items = JSON.parse((await send(get(`/pets?status=${status}`))).body) as { id: number; status: string }[];
+        const items = JSON.parse((await send(get(`/pets?status=${status}`))).body) as {
+          id: number;
+          status: string;
+        }[];
         expect(items).toHaveLength(4);
         expect(items.every((item) => item.status === status)).toBe(true);
         expect(ids(items)).toEqual([...ids(items)].sort((x, y) => x - y));
@@ -106,7 +123,13 @@ export const listCases: ConformanceCase[] = [
     rule: 'GET /pets: unknown query parameters are ignored',
     seed: { pets: pets(2) },
     request: get('/pets?colour=brown&page=3'),
-    expect: { status: 200, body: [expect.objectContaining({ name: 'pet-1' }), expect.objectContaining({ name: 'pet-2' })] },
+    expect: {
+      status: 200,
+      body: [
+        expect.objectContaining({ name: 'pet-1' }),
+        expect.objectContaining({ name: 'pet-2' }),
+      ],
+    },
   },
   {
     name: 'listPets: following rel="next" visits every pet once, and the last page has no Link',
@@ -146,7 +169,9 @@ export const listCases: ConformanceCase[] = [
     seed: { pets: pets(15, cycleStatus) },
     run: async ({ send }) => {
       const first = await fetchPage(send, `${BASE}/pets?status=sold&limit=2`);
-      expect(first.next).toMatch(new RegExp(`^${BASE}/pets\\?limit=2&status=sold&cursor=[A-Za-z0-9_-]+$`));
+      expect(first.next).toMatch(
+        new RegExp(`^${BASE}/pets\\?limit=2&status=sold&cursor=[A-Za-z0-9_-]+$`),
+      );
       const seen = [...first.items];
       for (let path = first.next, guard = 0; path !== undefined && guard < 10; guard++) {
         const page = await fetchPage(send, path);

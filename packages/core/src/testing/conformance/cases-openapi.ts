@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { get } from './helpers.js';
 import type { ConformanceCase } from './types.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: walking a parsed document in assertions only.
 type Json = Record<string, any>;
 
 export const openApiCases: ConformanceCase[] = [
@@ -15,7 +16,10 @@ export const openApiCases: ConformanceCase[] = [
       expect(doc.openapi).toMatch(/^3\.1\./);
       expect(doc.info.version).toBe('1.0.0');
       expect(doc.paths['/pets/{petId}'].get.deprecated).toBe(true);
-      expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(doc.components.securitySchemes.bearerAuth).toMatchObject({
+        type: 'http',
+        scheme: 'bearer',
+      });
       expect(doc.security).toEqual([{ bearerAuth: [] }]);
     },
   },
@@ -41,7 +45,8 @@ export const openApiCases: ConformanceCase[] = [
     rule: 'OpenAPI document: every status code above documented per operation',
     run: async ({ send }) => {
       const doc = JSON.parse((await send(get('/openapi.json'))).body) as Json;
-      const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
+      const statuses = (path: string, method: string) =>
+        Object.keys(doc.paths[path][method].responses).sort();
       expect(statuses('/pets', 'get')).toEqual(['200', '400', '401', '500', '503']);
       expect(statuses('/pets', 'post')).toEqual(['201', '400', '401', '413', '415', '500', '503']);
       expect(statuses('/pets/{petId}', 'get')).toEqual(['200', '400', '401', '404', '500', '503']);

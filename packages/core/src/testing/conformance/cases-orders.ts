@@ -28,8 +28,22 @@ export const orderCases: ConformanceCase[] = [
       expect(res.status).toBe(200);
       const items = JSON.parse(res.body) as { id: number }[];
       expect(items).toEqual([
-        { id: expect.any(Number), petId: 1, quantity: 1, shipDate: '2026-01-01T00:00:00.000Z', status: 'placed', complete: true },
-        { id: expect.any(Number), petId: 2, quantity: 2, shipDate: '2026-01-02T00:00:00.000Z', status: 'approved', complete: false },
+        {
+          id: expect.any(Number),
+          petId: 1,
+          quantity: 1,
+          shipDate: '2026-01-01T00:00:00.000Z',
+          status: 'placed',
+          complete: true,
+        },
+        {
+          id: expect.any(Number),
+          petId: 2,
+          quantity: 2,
+          shipDate: '2026-01-02T00:00:00.000Z',
+          status: 'approved',
+          complete: false,
+        },
       ]);
       expect((items[0]?.id ?? 0) < (items[1]?.id ?? 0)).toBe(true);
     },
@@ -46,7 +60,8 @@ export const orderCases: ConformanceCase[] = [
         expect(res.status).toBe(200);
         seen.push(...(JSON.parse(res.body) as { id: number }[]).map((order) => order.id));
         const next = nextPath(res.headers.link);
-        if (next !== undefined) expect(next).toMatch(new RegExp(`^${BASE}/store/orders\\?limit=2&cursor=`));
+        if (next !== undefined)
+          expect(next).toMatch(new RegExp(`^${BASE}/store/orders\\?limit=2&cursor=`));
         path = next;
       }
       expect(seen).toHaveLength(5);

@@ -30,8 +30,15 @@ export const postPet = (pet: unknown, headers: Record<string, string> = {}): Wir
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
-export const pets = (count: number, status: (i: number) => PetInput['status'] = () => 'available'): PetInput[] =>
-  Array.from({ length: count }, (_, i) => ({ name: `pet-${i + 1}`, categoryId: (i % 5) + 1, status: status(i) }));
+export const pets = (
+  count: number,
+  status: (i: number) => PetInput['status'] = () => 'available',
+): PetInput[] =>
+  Array.from({ length: count }, (_, i) => ({
+    name: `pet-${i + 1}`,
+    categoryId: (i % 5) + 1,
+    status: status(i),
+  }));
 
 export const cycleStatus = (i: number): PetInput['status'] =>
   (['available', 'pending', 'sold'] as const)[i % 3] ?? 'available';

@@ -20,9 +20,17 @@ export interface RunConformanceOptions {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Rules that hold for every answer, whichever case sent the request. */
-function checkInvariants(store: PetStore, wire: WireRequest, res: WireResponse, validate: ReturnType<typeof createResponseValidator>) {
+function checkInvariants(
+  store: PetStore,
+  wire: WireRequest,
+  res: WireResponse,
+  validate: ReturnType<typeof createResponseValidator>,
+) {
   const problems = validate(wire.method, wire.path, res);
-  expect(problems, `${wire.method} ${wire.path} → ${res.status} against the OpenAPI document`).toEqual([]);
+  expect(
+    problems,
+    `${wire.method} ${wire.path} → ${res.status} against the OpenAPI document`,
+  ).toEqual([]);
   if (res.status >= 400) {
     expect(res.headers['content-type']).toBe(JSON_TYPE);
     const body = JSON.parse(res.body) as { code: unknown; message: unknown; status: unknown };
@@ -45,9 +53,13 @@ function checkExpectation(expected: Expectation, res: WireResponse): void {
   if (expected.bodyText !== undefined) expect(res.body).toBe(expected.bodyText);
   if (expected.body !== undefined) expect(JSON.parse(res.body)).toEqual(expected.body);
   if (expected.code !== undefined) {
-    expect(JSON.parse(res.body), context).toMatchObject({ code: expected.code, status: expected.status });
+    expect(JSON.parse(res.body), context).toMatchObject({
+      code: expected.code,
+      status: expected.status,
+    });
   }
-  for (const word of expected.mentions ?? []) expect(res.body, `error mentions ${word}`).toContain(word);
+  for (const word of expected.mentions ?? [])
+    expect(res.body, `error mentions ${word}`).toContain(word);
 }
 
 async function runCase(testCase: ConformanceCase, options: RunConformanceOptions): Promise<void> {
@@ -56,7 +68,11 @@ async function runCase(testCase: ConformanceCase, options: RunConformanceOptions
     for (const pet of testCase.seed?.pets ?? []) await fresh.createPet(pet);
     for (const order of testCase.seed?.orders ?? []) await fresh.createOrder(order);
     const storage = testCase.wrapStorage?.(fresh) ?? fresh;
-    const store = createPetStore({ apiKeys: [API_KEY, SECOND_API_KEY], ...testCase.options, storage });
+    const store = createPetStore({
+      apiKeys: [API_KEY, SECOND_API_KEY],
+      ...testCase.options,
+      storage,
+    });
     const validate = createResponseValidator(store.openApiDocument);
     const target = await options.serve(store);
     try {
