@@ -30,7 +30,15 @@ export function queriesFor(quotedSchema: string): Queries {
     insertPet: `INSERT INTO ${pets} (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${PET_COLUMNS}`,
     selectPet: `SELECT ${PET_COLUMNS} FROM ${pets} WHERE id = $1`,
     pageOfPets: `SELECT ${PET_COLUMNS} FROM ${pets} WHERE id > $1 ORDER BY id LIMIT $2`,
-    pageOfPetsByStatus: `SELECT ${PET_COLUMNS} FROM ${pets} WHERE id > $1 AND status = $2 ORDER BY id LIMIT $3`,
+    // Row bounds rather than `status = $2 AND id > $1 ORDER BY id`: given that form, the planner
+    // may walk the primary key and filter by status, which reads every row of other statuses
+    // after the cursor (it does so with 100,000 rows; see test/explain.test.ts). The bounds below
+    // are an index condition only on (status, id) and pin status to $2, so each page is one
+    // range scan of that index starting at the cursor, whatever the statistics say.
+    pageOfPetsByStatus: `SELECT ${PET_COLUMNS} FROM ${pets}
+      WHERE (status, id) > ($2::text, $1::bigint)
+        AND (status, id) <= ($2::text, 9223372036854775807::bigint)
+      ORDER BY status, id LIMIT $3`,
     insertOrder: `INSERT INTO ${orders} (pet_id, quantity, ship_date, status, complete)
       VALUES ($1, $2, $3, $4, $5) RETURNING ${ORDER_COLUMNS}`,
     pageOfOrders: `SELECT ${ORDER_COLUMNS} FROM ${orders} WHERE id > $1 ORDER BY id LIMIT $2`,
