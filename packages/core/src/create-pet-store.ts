@@ -1,31 +1,30 @@
 import { createAuthenticator } from './auth.js';
 import { type ApiError, apiError, errorResponse, isApiError, JSON_CONTENT_TYPE } from './errors.js';
 import type { HandlerResult, RequestContext } from './handlers/context.js';
-import { createPet } from './handlers/create-pet.js';
-import { getOpenApi } from './handlers/get-openapi.js';
-import { deprecationHeaders, getPet } from './handlers/get-pet.js';
-import { listOrders } from './handlers/list-orders.js';
-import { listPets } from './handlers/list-pets.js';
 import type { PetStoreRequest, PetStoreResponse } from './http.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { normaliseBasePath, type PetStoreOptions, resolveOptions } from './options.js';
+import {
+  normaliseBasePath,
+  type PetStoreHooks,
+  type PetStoreOptions,
+  resolveOptions,
+} from './options.js';
 import type { PetStore } from './pet-store.js';
-import { matchRoute, type Operation, type Route } from './router.js';
+import { requestIdOf } from './request-id.js';
+import { matchRoute, type Route } from './router.js';
+import { buildRoutes } from './routes.js';
 import { isStorageUnavailable } from './storage.js';
 
-function toResponse(
-  result: HandlerResult,
-  operationHeaders: Record<string, string> | undefined,
-): PetStoreResponse {
-  if (isApiError(result)) return errorResponse(result, operationHeaders);
+function toResponse(result: HandlerResult, extraHeaders: Record<string, string>): PetStoreResponse {
+  if (isApiError(result)) return errorResponse(result, extraHeaders);
   return {
     status: result.status,
-    headers: { 'content-type': JSON_CONTENT_TYPE, ...result.headers, ...operationHeaders },
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...result.headers, ...extraHeaders },
     body: JSON.stringify(result.body),
   };
 }
 
-/** Storage failures become values here, so handlers only deal with the happy path. */
+/** Storage outages become 503; anything else is a bug the client sees only as 500. */
 function failure(error: unknown): ApiError {
   if (isStorageUnavailable(error)) {
     const seconds = String(Math.max(0, Math.ceil(error.retryAfterSeconds ?? 1)));
@@ -40,74 +39,56 @@ function failure(error: unknown): ApiError {
   return apiError('internal_error', 'Something went wrong on our side.');
 }
 
+/** A hook must never break an answer; a throwing hook is reported to onError. */
+function callHook<TEvent>(
+  hooks: PetStoreHooks,
+  hook: ((event: TEvent) => void) | undefined,
+  event: TEvent,
+  requestId: string,
+) {
+  if (hook === undefined) return;
+  try {
+    hook(event);
+  } catch (error) {
+    if (hook !== hooks.onError)
+      callHook(hooks, hooks.onError, { error, method: '', route: undefined, requestId }, requestId);
+  }
+}
+
+interface Outcome {
+  readonly result: HandlerResult;
+  readonly route: Route | undefined;
+  readonly operationId: string | undefined;
+  readonly headers: Record<string, string>;
+  readonly error?: unknown;
+}
+
 export function createPetStore(input: PetStoreOptions): PetStore {
   const options = resolveOptions(input);
+  const { hooks } = options;
   const authenticate = createAuthenticator(input);
   const openApiDocument = buildOpenApiDocument(options, options.basePath);
+  const routes = buildRoutes(options, openApiDocument);
 
-  const deprecated = {
-    headers: (context: Pick<RequestContext, 'options' | 'basePath'>) =>
-      deprecationHeaders(context.options, context.basePath),
-  };
-  const routes: Route[] = [
-    {
-      template: '/pets',
-      pattern: /^\/pets$/,
-      methods: {
-        GET: { operationId: 'listPets', handler: listPets },
-        POST: { operationId: 'createPet', handler: createPet },
-      },
-    },
-    {
-      template: '/pets/{petId}',
-      pattern: /^\/pets\/([^/]+)$/,
-      methods: {
-        GET: { operationId: 'getPet', handler: getPet, ...deprecated },
-      },
-    },
-    {
-      template: '/store/orders',
-      pattern: /^\/store\/orders$/,
-      methods: {
-        GET: { operationId: 'listOrders', handler: listOrders },
-      },
-    },
-  ];
-  if (options.exposeOpenApi) {
-    const openApiOperation: Operation = {
-      operationId: 'getOpenApiDocument',
-      handler: getOpenApi(openApiDocument),
-      public: true,
-    };
-    routes.push({
-      template: '/openapi.json',
-      pattern: /^\/openapi\.json$/,
-      methods: { GET: openApiOperation },
-    });
-  }
-
-  async function dispatch(request: PetStoreRequest): Promise<PetStoreResponse> {
+  async function dispatch(request: PetStoreRequest, requestId: string): Promise<Outcome> {
     const basePath =
       request.basePath === undefined ? options.basePath : normaliseBasePath(request.basePath);
     const match = matchRoute(routes, request.method, request.path);
+    const none = { route: undefined, operationId: undefined, headers: {} };
     // Authentication comes first: an unauthenticated client learns nothing about routes or input.
     const isPublic = match.kind === 'operation' && match.operation.public === true;
     const principal = isPublic ? undefined : await authenticate(request.headers);
-    if (isApiError(principal)) return errorResponse(principal);
+    if (isApiError(principal)) return { ...none, result: principal };
 
-    if (match.kind === 'not_found')
-      return errorResponse(apiError('not_found', `No route for ${request.path}.`));
-    if (match.kind === 'method_not_allowed') {
-      return errorResponse(
-        apiError(
-          'method_not_allowed',
-          `${request.method} is not allowed here; use ${match.allow}.`,
-          {
-            headers: { allow: match.allow },
-          },
-        ),
-      );
+    if (match.kind === 'not_found') {
+      return { ...none, result: apiError('not_found', `No route for ${request.path}.`) };
     }
+    if (match.kind === 'method_not_allowed') {
+      const message = `${request.method} is not allowed here; use ${match.allow}.`;
+      const result = apiError('method_not_allowed', message, { headers: { allow: match.allow } });
+      return { ...none, route: match.route, result };
+    }
+    const { route, operation } = match;
     const context: RequestContext = {
       request,
       options,
@@ -116,26 +97,71 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       pathParams: match.params,
       query: new URLSearchParams(request.query ?? ''),
     };
-    const operationHeaders = match.operation.headers?.(context);
-    let result: HandlerResult;
-    try {
-      result = await match.operation.handler(context);
-    } catch (error) {
-      result = failure(error);
+    const headers = operation.headers?.(context) ?? {};
+    if (operation.deprecated === true) {
+      const event = {
+        operationId: operation.operationId,
+        method: request.method,
+        route: route.template,
+        requestId,
+        sunsetAt: options.sunsetAt,
+      };
+      callHook(hooks, hooks.onDeprecatedCall, event, requestId);
     }
-    return toResponse(result, operationHeaders);
+    try {
+      return {
+        route,
+        operationId: operation.operationId,
+        headers,
+        result: await operation.handler(context),
+      };
+    } catch (error) {
+      return { route, operationId: operation.operationId, headers, result: failure(error), error };
+    }
   }
 
   return {
     options,
     openApiDocument,
     async handle(request) {
+      const started = performance.now();
+      const requestId = requestIdOf(request.headers);
+      let outcome: Outcome;
       try {
-        return await dispatch(request);
+        outcome = await dispatch(request, requestId);
       } catch (error) {
-        // Only a bug or a throwing `verify` gets here; the client learns nothing of it.
-        return errorResponse(failure(error));
+        // Only a bug or a throwing `verify` gets here.
+        outcome = {
+          result: failure(error),
+          route: undefined,
+          operationId: undefined,
+          headers: {},
+          error,
+        };
       }
+      const route = outcome.route?.template;
+      if ('error' in outcome && !isStorageUnavailable(outcome.error)) {
+        callHook(
+          hooks,
+          hooks.onError,
+          { error: outcome.error, method: request.method, route, requestId },
+          requestId,
+        );
+      }
+      const response = toResponse(outcome.result, {
+        ...outcome.headers,
+        'x-request-id': requestId,
+      });
+      const event = {
+        method: request.method,
+        route,
+        operationId: outcome.operationId,
+        status: response.status,
+        durationMs: performance.now() - started,
+        requestId,
+      };
+      callHook(hooks, hooks.onResponse, event, requestId);
+      return response;
     },
   };
 }

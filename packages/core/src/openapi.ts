@@ -83,7 +83,7 @@ function errorResponses(codes: readonly ErrorCode[], extraHeaders: Json = {}): J
     Object.entries(byStatus).map(([status, group]) => {
       const headers: Json = { ...extraHeaders };
       if (status === '401') headers['WWW-Authenticate'] = HEADER_DOCS['WWW-Authenticate'];
-      if (status === '503') headers['Retry-After'] = HEADER_DOCS['Retry-After'];
+      if (status === '503' || status === '409') headers['Retry-After'] = HEADER_DOCS['Retry-After'];
       const description = group.map((code) => ERROR_TEXT[code]).join(' ');
       return [status, { description, headers, content: json(ref('Error')) }];
     }),
@@ -100,6 +100,38 @@ const OPENAPI_OPERATION = {
     },
   },
 };
+
+/** Every operation takes an X-Request-Id and every answer carries one. */
+function withRequestIds(paths: Record<string, Record<string, Json>>): Json {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, operations]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(operations).map(([method, operation]) => {
+          const responses = Object.fromEntries(
+            Object.entries(operation.responses as Record<string, Json>).map(
+              ([status, response]) => [
+                status,
+                {
+                  ...response,
+                  headers: {
+                    ...(response.headers as Json),
+                    'X-Request-Id': { $ref: '#/components/headers/RequestId' },
+                  },
+                },
+              ],
+            ),
+          );
+          const parameters = [
+            ...((operation.parameters as Json[]) ?? []),
+            { $ref: '#/components/parameters/RequestId' },
+          ];
+          return [method, { ...operation, parameters, responses }];
+        }),
+      ),
+    ]),
+  );
+}
 
 const COMMON_ERRORS: readonly ErrorCode[] = [
   'unauthorized',
@@ -157,7 +189,7 @@ export function buildOpenApiDocument(options: ResolvedOptions, basePath: string)
         : [{ url: basePath }],
     security: [{ bearerAuth: [] }],
     tags: [{ name: 'pets' }, { name: 'store' }],
-    paths: {
+    paths: withRequestIds({
       '/pets': {
         get: {
           operationId: 'listPets',
@@ -181,14 +213,20 @@ export function buildOpenApiDocument(options: ResolvedOptions, basePath: string)
           operationId: 'createPet',
           tags: ['pets'],
           summary: 'Add an animal.',
+          parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
           requestBody: { required: true, content: json(ref('NewPet')) },
           responses: {
             201: {
-              description: 'Created.',
+              description: 'Created, or the first answer replayed for a repeated Idempotency-Key.',
               headers: {
                 Location: {
                   description: 'URL path of the new animal.',
                   schema: { type: 'string' },
+                },
+                'Idempotent-Replayed': {
+                  description:
+                    '`true` when this is the replayed answer to an earlier request with the same Idempotency-Key.',
+                  schema: { type: 'string', const: 'true' },
                 },
               },
               content: json(ref('Pet')),
@@ -197,6 +235,8 @@ export function buildOpenApiDocument(options: ResolvedOptions, basePath: string)
               'invalid_request',
               'payload_too_large',
               'unsupported_media_type',
+              'idempotency_key_in_use',
+              'idempotency_key_reused',
               ...COMMON_ERRORS,
             ]),
           },
@@ -243,9 +283,33 @@ export function buildOpenApiDocument(options: ResolvedOptions, basePath: string)
         },
       },
       ...(options.exposeOpenApi ? { '/openapi.json': OPENAPI_OPERATION } : {}),
-    },
+    }),
     components: {
       schemas: componentSchemas(),
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Makes a retry safe: the same key with the same body replays the first 201 (for the retention window, 24 h by default), scoped to your API key.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+        },
+        RequestId: {
+          name: 'X-Request-Id',
+          in: 'header',
+          required: false,
+          description:
+            'Your id for this request (1 to 128 visible ASCII characters), echoed back; one is generated otherwise.',
+          schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7E]+$' },
+        },
+      },
+      headers: {
+        RequestId: {
+          description: 'The request id: yours if you sent a sane one, else generated.',
+          schema: { type: 'string' },
+        },
+      },
       securitySchemes: {
         bearerAuth: {
           type: 'http',

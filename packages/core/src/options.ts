@@ -13,6 +13,44 @@ export interface DeprecationOptions {
   readonly sunsetAt?: Date | undefined;
 }
 
+export interface ResponseEvent {
+  readonly method: string;
+  /** Route template (`/pets/{petId}`), undefined when no route matched. */
+  readonly route: string | undefined;
+  readonly operationId: string | undefined;
+  readonly status: number;
+  readonly durationMs: number;
+  readonly requestId: string;
+}
+
+export interface DeprecatedCallEvent {
+  readonly operationId: string;
+  readonly method: string;
+  readonly route: string;
+  readonly requestId: string;
+  readonly sunsetAt: Date;
+}
+
+export interface ErrorEvent {
+  /** What was thrown; the client only saw `internal_error`. */
+  readonly error: unknown;
+  readonly method: string;
+  readonly route: string | undefined;
+  readonly requestId: string;
+}
+
+/** The core prints nothing: hosts log, count and trace through these. A throwing hook is reported to `onError` and otherwise ignored. */
+export interface PetStoreHooks {
+  readonly onResponse?: ((event: ResponseEvent) => void) | undefined;
+  readonly onDeprecatedCall?: ((event: DeprecatedCallEvent) => void) | undefined;
+  readonly onError?: ((event: ErrorEvent) => void) | undefined;
+}
+
+export interface IdempotencyOptions {
+  /** How long an Idempotency-Key is remembered. Default 24 hours. */
+  readonly retentionMs?: number | undefined;
+}
+
 export interface PetStoreOptions {
   readonly storage: PetStorage;
   /** Accepted API keys (compared in constant time). Give this or `verify`. */
@@ -30,6 +68,8 @@ export interface PetStoreOptions {
   readonly deprecation?: DeprecationOptions | undefined;
   /** Serve `GET <base>/openapi.json` without auth. Default true. */
   readonly exposeOpenApi?: boolean | undefined;
+  readonly idempotency?: IdempotencyOptions | undefined;
+  readonly hooks?: PetStoreHooks | undefined;
 }
 
 export interface ResolvedOptions {
@@ -41,10 +81,13 @@ export interface ResolvedOptions {
   readonly deprecatedAt: Date;
   readonly sunsetAt: Date;
   readonly exposeOpenApi: boolean;
+  readonly idempotencyRetentionMs: number;
+  readonly hooks: PetStoreHooks;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024;
 export const DEFAULT_DEPRECATED_AT = new Date('2026-11-22T00:00:00Z');
+export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_SUNSET_AT = new Date('2030-12-05T00:00:00Z');
 
 /** Trims a trailing slash; `''` and `/` both mean the root. */
@@ -60,6 +103,12 @@ export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
       `maxBodyBytes must be a positive integer, got ${String(options.maxBodyBytes)}`,
     );
   }
+  const retentionMs = options.idempotency?.retentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS;
+  if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) {
+    throw new TypeError(
+      `idempotency.retentionMs must be a positive integer, got ${String(retentionMs)}`,
+    );
+  }
   return {
     storage: options.storage,
     basePath: normaliseBasePath(options.basePath ?? '/v1'),
@@ -69,5 +118,7 @@ export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
     deprecatedAt: options.deprecation?.deprecatedAt ?? DEFAULT_DEPRECATED_AT,
     sunsetAt: options.deprecation?.sunsetAt ?? DEFAULT_SUNSET_AT,
     exposeOpenApi: options.exposeOpenApi ?? true,
+    idempotencyRetentionMs: retentionMs,
+    hooks: options.hooks ?? {},
   };
 }

@@ -9,6 +9,8 @@ export interface Operation {
   ) => Record<string, string>;
   /** Answered without authentication. */
   readonly public?: boolean;
+  /** Calls are reported to the onDeprecatedCall hook. */
+  readonly deprecated?: boolean;
 }
 
 export interface Route {

@@ -21,8 +21,39 @@ export interface PetPageQuery extends PageQuery {
  * - when the backing store cannot be reached, methods reject with
  *   `StorageUnavailableError` (the core answers 503); any other rejection is a bug (500).
  */
+/**
+ * An Idempotency-Key as the core hands it to storage: stored atomically with
+ * the pet it created, and unique per (scope, key) for `retentionMs`.
+ */
+export interface IdempotencyClaim {
+  /** Who sent it: keys are scoped per API key (a digest, never the key). */
+  readonly scope: string;
+  /** The client's Idempotency-Key header (1 to 255 visible ASCII characters). */
+  readonly key: string;
+  /** Digest of the request body's meaning; a different body under the same key is refused. */
+  readonly fingerprint: string;
+  /** How long the key is remembered after the pet was created. */
+  readonly retentionMs: number;
+}
+
+export type IdempotentCreateResult =
+  /** No live claim existed: the pet and the claim were stored together. */
+  | { readonly kind: 'created'; readonly pet: Pet }
+  /** A live claim with the same fingerprint: the pet it created, nothing new stored. */
+  | { readonly kind: 'replayed'; readonly pet: Pet }
+  /** A live claim with another fingerprint. */
+  | { readonly kind: 'fingerprint_mismatch' }
+  /** Another request holding the same claim has not finished yet. */
+  | { readonly kind: 'in_flight' };
+
 export interface PetStorage {
   createPet(input: PetInput): Promise<Pet>;
+  /**
+   * Creates a pet unless a live claim for (scope, key) exists. Claim and pet
+   * are stored atomically (never one without the other), and races between
+   * processes are settled by the store itself, not by an in-process lock.
+   */
+  createPetIdempotent(input: PetInput, claim: IdempotencyClaim): Promise<IdempotentCreateResult>;
   getPet(id: number): Promise<Pet | undefined>;
   listPets(query: PetPageQuery): Promise<Pet[]>;
   /** For the host application: v1 has no HTTP endpoint that writes orders. */

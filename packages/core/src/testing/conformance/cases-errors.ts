@@ -18,13 +18,14 @@ const notAllowed = (method: string, path: string, allow: string): ConformanceCas
   expect: { status: 405, code: 'method_not_allowed', headers: { allow } },
 });
 
-/** Every storage call fails as an unreachable database would. */
-const unreachable = (): PetStorage => {
+/** A storage whose every call rejects with `error()`. */
+const failing = (error: () => Error) => (): PetStorage => {
   const fail = async (): Promise<never> => {
-    throw new StorageUnavailableError('connection refused', { retryAfterSeconds: 2 });
+    throw error();
   };
   return {
     createPet: fail,
+    createPetIdempotent: fail,
     getPet: fail,
     listPets: fail,
     createOrder: fail,
@@ -33,21 +34,14 @@ const unreachable = (): PetStorage => {
   };
 };
 
+/** Every storage call fails as an unreachable database would. */
+const unreachable = failing(
+  () => new StorageUnavailableError('connection refused', { retryAfterSeconds: 2 }),
+);
+
 const SECRET = 'relation "pets" does not exist at character 15 (SELECT * FROM pets)';
 /** Every storage call fails with a bug. */
-const broken = (): PetStorage => {
-  const fail = async (): Promise<never> => {
-    throw new Error(SECRET);
-  };
-  return {
-    createPet: fail,
-    getPet: fail,
-    listPets: fail,
-    createOrder: fail,
-    listOrders: fail,
-    close: async () => {},
-  };
-};
+const broken = failing(() => new Error(SECRET));
 
 const outage = (
   name: string,
@@ -98,6 +92,10 @@ export const errorCases: ConformanceCase[] = [
   notAllowed('POST', '/openapi.json', 'GET'),
   outage('listPets', get('/pets')),
   outage('createPet', postPet({ name: 'Rex', categoryId: 1 })),
+  outage(
+    'createPet with an Idempotency-Key',
+    postPet({ name: 'Rex', categoryId: 1 }, { 'idempotency-key': 'k1' }),
+  ),
   outage('getPet', get('/pets/1'), { deprecation: '@1795305600' }),
   outage('listOrders', get('/store/orders')),
   bug('listPets', get('/pets')),

@@ -48,7 +48,17 @@ export const openApiCases: ConformanceCase[] = [
       const statuses = (path: string, method: string) =>
         Object.keys(doc.paths[path][method].responses).sort();
       expect(statuses('/pets', 'get')).toEqual(['200', '400', '401', '500', '503']);
-      expect(statuses('/pets', 'post')).toEqual(['201', '400', '401', '413', '415', '500', '503']);
+      expect(statuses('/pets', 'post')).toEqual([
+        '201',
+        '400',
+        '401',
+        '409',
+        '413',
+        '415',
+        '422',
+        '500',
+        '503',
+      ]);
       expect(statuses('/pets/{petId}', 'get')).toEqual(['200', '400', '401', '404', '500', '503']);
       expect(statuses('/store/orders', 'get')).toEqual(['200', '400', '401', '500', '503']);
       expect(doc.components.schemas.Order.description).toMatch(/provisional/i);

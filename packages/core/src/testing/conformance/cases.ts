@@ -2,8 +2,10 @@ import { authCases } from './cases-auth.js';
 import { createCases } from './cases-create.js';
 import { errorCases } from './cases-errors.js';
 import { getCases } from './cases-get.js';
+import { idempotencyCases } from './cases-idempotency.js';
 import { listCases } from './cases-list.js';
 import { openApiCases } from './cases-openapi.js';
+import { operationCases } from './cases-operations.js';
 import { orderCases } from './cases-orders.js';
 import type { ConformanceCase } from './types.js';
 
@@ -15,6 +17,8 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...getCases,
   ...orderCases,
   ...errorCases,
+  ...idempotencyCases,
+  ...operationCases,
   ...openApiCases,
 ];
 
