@@ -1,5 +1,5 @@
 import { StorageUnavailableError } from '@petstore/core';
-import type { Pool, QueryConfig, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { int8Types } from './int8.js';
 import type { ResolvedTimeouts } from './options.js';
 import { toStorageError } from './unavailable.js';
@@ -14,9 +14,15 @@ interface TimedQueryConfig extends QueryConfig<unknown[]> {
 // giving up leaves the outcome unknown. Either way the caller gets a rejection, never a success.
 const GRACE_MILLIS = 1000;
 
-/** Runs one parameterised statement with the storage's timeouts and error mapping. */
-export interface Executor {
+/** Runs statements: one on its own, or several in one transaction. */
+export interface Queryable {
   rows<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
+}
+
+/** One parameterised statement at a time, or a transaction, with timeouts and error mapping. */
+export interface Executor extends Queryable {
+  /** BEGIN, `body`, COMMIT on one connection; resolves only once COMMIT has succeeded. */
+  transaction<T>(body: (tx: Queryable) => Promise<T>): Promise<T>;
 }
 
 export function createExecutor(
@@ -25,42 +31,101 @@ export function createExecutor(
   isClosed: () => boolean,
 ): Executor {
   const { connectionTimeoutMillis, queryTimeoutMillis, retryAfterSeconds } = timeouts;
-  // The overall bound holds even for a host pool configured without any timeouts.
-  const deadlineMillis = connectionTimeoutMillis + queryTimeoutMillis + 2 * GRACE_MILLIS;
+  const unavailable = (message: string): StorageUnavailableError =>
+    new StorageUnavailableError(message, { retryAfterSeconds });
+  const config = (text: string, values: unknown[]): TimedQueryConfig => ({
+    text,
+    values,
+    types: int8Types,
+    query_timeout: queryTimeoutMillis + GRACE_MILLIS,
+  });
+  const ensureOpen = (): void => {
+    if (isClosed()) throw unavailable('storage is closed');
+  };
 
   return {
     async rows<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
-      if (isClosed()) {
-        throw new StorageUnavailableError('storage is closed', { retryAfterSeconds });
-      }
-      const config: TimedQueryConfig = {
-        text,
-        values,
-        types: int8Types,
-        query_timeout: queryTimeoutMillis + GRACE_MILLIS,
-      };
+      ensureOpen();
+      // The overall bound holds even for a host pool configured without any timeouts.
+      const bound = connectionTimeoutMillis + queryTimeoutMillis + 2 * GRACE_MILLIS;
       try {
-        const result = await withDeadline(
-          pool.query<Row>(config),
-          deadlineMillis,
-          retryAfterSeconds,
+        const work = pool.query<Row>(config(text, values));
+        const result = await withDeadline(work, bound, () =>
+          unavailable('PostgreSQL did not answer in time'),
         );
         return result.rows;
       } catch (error) {
         throw toStorageError(error, retryAfterSeconds);
       }
     },
+
+    async transaction<T>(body: (tx: Queryable) => Promise<T>): Promise<T> {
+      ensureOpen();
+      const client = await checkout(pool, connectionTimeoutMillis + GRACE_MILLIS).catch(
+        (error: unknown) => {
+          throw toStorageError(error, retryAfterSeconds);
+        },
+      );
+      // A connection that dies while checked out emits `error`; unheard, that would crash the
+      // process. The same failure reaches the pending query, which is what we report.
+      const ignore = (): void => undefined;
+      client.on('error', ignore);
+      let released = false;
+      const release = (error?: Error): void => {
+        if (released) return;
+        released = true;
+        client.off('error', ignore);
+        // With an error, the pool closes the connection; the server then rolls back whatever
+        // transaction was still open on it.
+        client.release(error);
+      };
+      // Past this, drop the connection: its running statement fails and the body rejects.
+      const timer = setTimeout(
+        () => release(unavailable('transaction did not finish in time')),
+        queryTimeoutMillis + 2 * GRACE_MILLIS,
+      );
+      timer.unref();
+      const tx: Queryable = {
+        rows: async <Row extends QueryResultRow>(text: string, values: unknown[]) =>
+          (await client.query<Row>(config(text, values))).rows,
+      };
+      try {
+        await client.query(config('BEGIN', []));
+        const result = await body(tx);
+        await client.query(config('COMMIT', []));
+        release();
+        return result;
+      } catch (error) {
+        // The session's state (open transaction, unknown COMMIT outcome) is not worth saving.
+        release(error instanceof Error ? error : new Error(String(error)));
+        throw toStorageError(error, retryAfterSeconds);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
   };
 }
 
-function withDeadline<T>(work: Promise<T>, millis: number, retryAfterSeconds: number): Promise<T> {
+/** `pool.connect()` with a bound; a connection that arrives too late goes straight back. */
+function checkout(pool: Pool, millis: number): Promise<PoolClient> {
+  let late = false;
+  const connecting = pool.connect();
+  connecting.then(
+    (client) => {
+      if (late) client.release();
+    },
+    () => undefined,
+  );
+  return withDeadline(connecting, millis, () => {
+    late = true;
+    return new Error('timeout exceeded when trying to connect');
+  });
+}
+
+function withDeadline<T>(work: Promise<T>, millis: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(
-        new StorageUnavailableError('PostgreSQL did not answer in time', { retryAfterSeconds }),
-      );
-    }, millis);
+    timer = setTimeout(() => reject(onTimeout()), millis);
     timer.unref();
   });
   // When the deadline wins, the late outcome of `work` is already answered for: swallow it.

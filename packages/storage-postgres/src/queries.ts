@@ -14,6 +14,12 @@ export interface Queries {
   readonly insertOrder: string;
   /** Keyset page: `$1` afterId, `$2` limit. */
   readonly pageOfOrders: string;
+  /** `$1` scope, `$2` key: the claim, whether it is still live, and its pet. */
+  readonly selectClaim: string;
+  /** `$1` scope, `$2` key, `$3` fingerprint, `$4` pet id, `$5` retention in ms. */
+  readonly upsertClaim: string;
+  /** Deletes a few expired claims, skipping rows another transaction holds. */
+  readonly purgeExpiredClaims: string;
 }
 
 const PET_COLUMNS = 'id, name, category_id, status';
@@ -26,6 +32,7 @@ const ORDER_COLUMNS = `id, pet_id, quantity,
 export function queriesFor(quotedSchema: string): Queries {
   const pets = `${quotedSchema}.pets`;
   const orders = `${quotedSchema}.orders`;
+  const claims = `${quotedSchema}.idempotency_keys`;
   return {
     insertPet: `INSERT INTO ${pets} (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${PET_COLUMNS}`,
     selectPet: `SELECT ${PET_COLUMNS} FROM ${pets} WHERE id = $1`,
@@ -42,6 +49,17 @@ export function queriesFor(quotedSchema: string): Queries {
     insertOrder: `INSERT INTO ${orders} (pet_id, quantity, ship_date, status, complete)
       VALUES ($1, $2, $3, $4, $5) RETURNING ${ORDER_COLUMNS}`,
     pageOfOrders: `SELECT ${ORDER_COLUMNS} FROM ${orders} WHERE id > $1 ORDER BY id LIMIT $2`,
+    selectClaim: `SELECT c.fingerprint, c.expires_at > now() AS live,
+        p.id, p.name, p.category_id, p.status
+      FROM ${claims} c JOIN ${pets} p ON p.id = c.pet_id
+      WHERE c.scope = $1 AND c.key = $2`,
+    // An expired claim for the same key is replaced: the key is free again.
+    upsertClaim: `INSERT INTO ${claims} (scope, key, fingerprint, pet_id, expires_at)
+      VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 millisecond')
+      ON CONFLICT (scope, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
+        pet_id = EXCLUDED.pet_id, created_at = now(), expires_at = EXCLUDED.expires_at`,
+    purgeExpiredClaims: `DELETE FROM ${claims} WHERE ctid = ANY (ARRAY(
+      SELECT ctid FROM ${claims} WHERE expires_at < now() LIMIT 20 FOR UPDATE SKIP LOCKED))`,
   };
 }
 
@@ -50,6 +68,11 @@ export interface PetRow {
   readonly name: string;
   readonly category_id: number;
   readonly status: string;
+}
+
+export interface ClaimRow extends PetRow {
+  readonly fingerprint: string;
+  readonly live: boolean;
 }
 
 export interface OrderRow {

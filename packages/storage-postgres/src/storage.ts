@@ -9,8 +9,10 @@ import type {
 } from '@petstore/core';
 import type { Pool } from 'pg';
 import { createExecutor } from './executor.js';
+import { createPetIdempotently } from './idempotent-create.js';
 import { type PostgresStorageOptions, resolveSchema, resolveTimeouts } from './options.js';
 import { createOwnedPool } from './pool.js';
+import type { IdempotencyClaim, IdempotentCreateResult } from './port.js';
 import {
   type OrderRow,
   orderValues,
@@ -30,7 +32,8 @@ import {
  */
 export function createPostgresStorage(options: PostgresStorageOptions): PetStorage {
   const timeouts = resolveTimeouts(options);
-  const queries = queriesFor(resolveSchema(options.schema));
+  const quotedSchema = resolveSchema(options.schema);
+  const queries = queriesFor(quotedSchema);
   const ownsPool = options.pool === undefined;
   const pool: Pool = options.pool === undefined ? createOwnedPool(options, timeouts) : options.pool;
 
@@ -42,6 +45,12 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
       const [row] = await run.rows<PetRow>(queries.insertPet, petValues(input));
       if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
       return toPet(row);
+    },
+
+    createPetIdempotent(input: PetInput, claim: IdempotencyClaim): Promise<IdempotentCreateResult> {
+      return run.transaction((tx) =>
+        createPetIdempotently(tx, queries, quotedSchema, input, claim),
+      );
     },
 
     async getPet(id: number): Promise<Pet | undefined> {

@@ -1,0 +1,146 @@
+import { StorageUnavailableError } from '@petstore/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresStorage, migrate } from '../src/index.js';
+import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
+
+// What the storage contract cannot see from outside: claims held across processes (here, two
+// storages with their own pools) and atomicity when the connection dies mid-transaction.
+const admin = hostPool();
+const schema = uniqueSchema('idem');
+beforeAll(() => migrate({ pool: admin, schema }));
+afterAll(async () => {
+  await dropSchema(admin, schema);
+  await admin.end();
+});
+
+const claim = (key: string) => ({ scope: 'scope', key, fingerprint: 'f', retentionMs: 60_000 });
+const input = (name: string) => ({ name, categoryId: 1, status: 'available' as const });
+
+const rows = async (sql: string, values: unknown[] = []): Promise<number> =>
+  Number((await admin.query<{ n: string }>(sql, values)).rows[0]?.n);
+const petsNamed = (name: string) =>
+  rows(`SELECT count(*)::text AS n FROM "${schema}".pets WHERE name = $1`, [name]);
+const claimsFor = (key: string) =>
+  rows(`SELECT count(*)::text AS n FROM "${schema}".idempotency_keys WHERE key = $1`, [key]);
+
+/** Holds an exclusive lock on pets, so an INSERT waits inside its transaction. */
+async function lockPets(): Promise<{ release(): Promise<void> }> {
+  const client = await admin.connect();
+  await client.query('BEGIN');
+  await client.query(`LOCK TABLE "${schema}".pets IN ACCESS EXCLUSIVE MODE`);
+  return {
+    async release() {
+      await client.query('COMMIT');
+      client.release();
+    },
+  };
+}
+
+const waitingOn = (applicationName: string) =>
+  rows(
+    `SELECT count(*)::text AS n FROM pg_stat_activity
+     WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+    [applicationName],
+  );
+
+describe('createPetIdempotent on PostgreSQL', () => {
+  it('a claim held by another process is in_flight at once; afterwards it replays', async () => {
+    const first = createPostgresStorage({
+      poolConfig: { connectionString: postgresUrl(), application_name: 'idem-first' },
+      schema,
+    });
+    const second = createPostgresStorage({ connectionString: postgresUrl(), schema });
+    const lock = await lockPets();
+    let pending: ReturnType<typeof first.createPetIdempotent> | undefined;
+    try {
+      pending = first.createPetIdempotent(input('held'), claim('held'));
+      // The first request holds its claim and waits on the table lock, mid-transaction.
+      await expect.poll(() => waitingOn('idem-first')).toBe(1);
+      const started = Date.now();
+      expect(await second.createPetIdempotent(input('held'), claim('held'))).toEqual({
+        kind: 'in_flight',
+      });
+      expect(Date.now() - started).toBeLessThan(1000);
+    } finally {
+      await lock.release();
+    }
+    const created = await pending;
+    expect(created.kind).toBe('created');
+    const replay = await second.createPetIdempotent(input('held'), claim('held'));
+    expect(replay).toEqual({
+      kind: 'replayed',
+      pet: created.kind === 'created' ? created.pet : undefined,
+    });
+    expect(await petsNamed('held')).toBe(1);
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it('the connection dies mid-transaction: StorageUnavailableError, and neither pet nor claim is stored', async () => {
+    const storage = createPostgresStorage({
+      poolConfig: { connectionString: postgresUrl(), application_name: 'idem-killed' },
+      schema,
+    });
+    const lock = await lockPets();
+    let outcome: unknown;
+    try {
+      const pending = storage
+        .createPetIdempotent(input('killed'), claim('killed'))
+        .catch((e: unknown) => e);
+      await expect.poll(() => waitingOn('idem-killed')).toBe(1);
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'idem-killed'",
+      );
+      outcome = await pending;
+    } finally {
+      await lock.release();
+    }
+    expect(outcome).toBeInstanceOf(StorageUnavailableError);
+    expect(await petsNamed('killed')).toBe(0);
+    expect(await claimsFor('killed')).toBe(0);
+    // The key is free: the retry creates the pet.
+    expect((await storage.createPetIdempotent(input('killed'), claim('killed'))).kind).toBe(
+      'created',
+    );
+    await storage.close();
+  });
+
+  it('a transaction stuck past queryTimeoutMillis is rolled back and reported unavailable', async () => {
+    const storage = createPostgresStorage({
+      connectionString: postgresUrl(),
+      schema,
+      queryTimeoutMillis: 300,
+    });
+    const lock = await lockPets();
+    let outcome: unknown;
+    try {
+      outcome = await storage
+        .createPetIdempotent(input('slow'), claim('slow'))
+        .catch((e: unknown) => e);
+    } finally {
+      await lock.release();
+    }
+    expect(outcome).toBeInstanceOf(StorageUnavailableError);
+    expect(await petsNamed('slow')).toBe(0);
+    expect(await claimsFor('slow')).toBe(0);
+    await storage.close();
+  });
+
+  it('expired claims are purged by later idempotent creates', async () => {
+    const storage = createPostgresStorage({ pool: admin, schema });
+    for (let n = 0; n < 5; n += 1) {
+      await storage.createPetIdempotent(input(`old-${n}`), {
+        ...claim(`old-${n}`),
+        retentionMs: 1,
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await storage.createPetIdempotent(input('new'), claim('new'));
+    expect(
+      await rows(
+        `SELECT count(*)::text AS n FROM "${schema}".idempotency_keys WHERE key LIKE 'old-%'`,
+      ),
+    ).toBe(0);
+    expect(await claimsFor('new')).toBe(1);
+    await storage.close();
+  });
+});

@@ -1,0 +1,282 @@
+import { isStorageUnavailable, type PetStorage, StorageUnavailableError } from '@petstore/core';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresStorage, migrate } from '../src/index.js';
+import { isUnavailable } from '../src/unavailable.js';
+import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
+import { refusedPort, silentServer } from './support/servers.js';
+
+const admin = hostPool();
+const schema = uniqueSchema('outage');
+beforeAll(() => migrate({ pool: admin, schema }));
+afterAll(async () => {
+  await dropSchema(admin, schema);
+  await admin.end();
+});
+
+/** Calls every storage method; each must reject with StorageUnavailableError. */
+async function expectEveryMethodUnavailable(
+  storage: PetStorage,
+  withinMillis: number,
+): Promise<void> {
+  const calls: Array<[string, () => Promise<unknown>]> = [
+    ['createPet', () => storage.createPet({ name: 'x', categoryId: 1, status: 'available' })],
+    [
+      'createPetIdempotent',
+      () =>
+        storage.createPetIdempotent(
+          { name: 'x', categoryId: 1, status: 'available' },
+          { scope: 's', key: 'k', fingerprint: 'f', retentionMs: 1000 },
+        ),
+    ],
+    ['getPet', () => storage.getPet(1)],
+    ['listPets', () => storage.listPets({ limit: 21 })],
+    ['listPets by status', () => storage.listPets({ limit: 21, status: 'sold', afterId: 5 })],
+    [
+      'createOrder',
+      () =>
+        storage.createOrder({
+          petId: 1,
+          quantity: 1,
+          shipDate: '2030-01-01T00:00:00.000Z',
+          status: 'placed',
+          complete: false,
+        }),
+    ],
+    ['listOrders', () => storage.listOrders({ limit: 21 })],
+  ];
+  const started = Date.now();
+  const outcomes = await Promise.all(
+    calls.map(async ([name, call]) => {
+      try {
+        await call();
+        return `${name}: resolved`;
+      } catch (error) {
+        return `${name}: ${error instanceof StorageUnavailableError ? 'unavailable' : String(error)}`;
+      }
+    }),
+  );
+  expect(outcomes).toEqual(calls.map(([name]) => `${name}: unavailable`));
+  expect(Date.now() - started).toBeLessThan(withinMillis);
+}
+
+/** pg_terminate_backend on every session of one application_name. */
+async function terminate(applicationName: string): Promise<number> {
+  const { rows } = await admin.query<{ n: string }>(
+    `SELECT count(pg_terminate_backend(pid))::text AS n FROM pg_stat_activity
+     WHERE application_name = $1 AND pid <> pg_backend_pid()`,
+    [applicationName],
+  );
+  return Number(rows[0]?.n);
+}
+
+/** Holds an exclusive lock on a table until `release()`, so statements on it wait. */
+async function lockTable(table: string): Promise<{ release(): Promise<void> }> {
+  const client = await admin.connect();
+  await client.query('BEGIN');
+  await client.query(`LOCK TABLE "${schema}".${table} IN ACCESS EXCLUSIVE MODE`);
+  return {
+    async release() {
+      await client.query('COMMIT');
+      client.release();
+    },
+  };
+}
+
+const countPets = async (name: string): Promise<number> =>
+  Number(
+    (
+      await admin.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM "${schema}".pets WHERE name = $1`,
+        [name],
+      )
+    ).rows[0]?.n,
+  );
+
+describe('an unreachable database is StorageUnavailableError, within the timeouts', () => {
+  it('connection refused: every method, quickly', async () => {
+    const port = await refusedPort();
+    const storage = createPostgresStorage({
+      connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      schema,
+    });
+    await expectEveryMethodUnavailable(storage, 2000);
+    await storage.close();
+  });
+
+  it('a server that accepts and never answers: every method, after connectionTimeoutMillis', async () => {
+    const silent = await silentServer();
+    try {
+      const storage = createPostgresStorage({
+        connectionString: `postgres://postgres@127.0.0.1:${silent.port}/postgres`,
+        schema,
+        connectionTimeoutMillis: 300,
+      });
+      await expectEveryMethodUnavailable(storage, 2000);
+      await storage.close();
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('a host pool with no timeouts of its own still cannot hang a call', async () => {
+    const silent = await silentServer();
+    const pool = new pg.Pool({
+      connectionString: `postgres://postgres@127.0.0.1:${silent.port}/postgres`,
+    });
+    pool.on('error', () => undefined);
+    try {
+      const storage = createPostgresStorage({
+        pool,
+        schema,
+        connectionTimeoutMillis: 200,
+        queryTimeoutMillis: 200,
+      });
+      // Bound: connection 200 + query 200 + 2 s grace.
+      await expectEveryMethodUnavailable(storage, 4000);
+      await storage.close();
+    } finally {
+      await silent.close();
+      // The pool's connect attempts never finish against a silent server: do not wait for them.
+      void pool.end().catch(() => undefined);
+    }
+  });
+});
+
+describe('statement timeouts', () => {
+  it('a statement stuck behind a lock is cancelled by the server: 503, and nothing is stored', async () => {
+    const storage = createPostgresStorage({
+      connectionString: postgresUrl(),
+      schema,
+      queryTimeoutMillis: 300,
+    });
+    const lock = await lockTable('pets');
+    try {
+      const started = Date.now();
+      const error = await storage
+        .createPet({ name: 'stuck', categoryId: 1, status: 'sold' })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StorageUnavailableError);
+      expect((error as Error).cause).toMatchObject({ code: '57014' }); // query_canceled
+      expect(Date.now() - started).toBeLessThan(1300);
+    } finally {
+      await lock.release();
+    }
+    expect(await countPets('stuck')).toBe(0);
+    await storage.close();
+  });
+});
+
+describe('terminated connections', () => {
+  it('idle connections killed by the server: the owned pool reports them to onPoolError and reconnects', async () => {
+    const applicationName = uniqueSchema('idle');
+    const poolErrors: Error[] = [];
+    const storage = createPostgresStorage({
+      poolConfig: { connectionString: postgresUrl(), application_name: applicationName },
+      schema,
+      onPoolError: (error) => poolErrors.push(error),
+    });
+    await Promise.all([storage.listPets({ limit: 1 }), storage.listPets({ limit: 1 })]);
+    expect(await terminate(applicationName)).toBeGreaterThan(0);
+    // Without the pool's error listener the process would crash here (uncaught 'error' event).
+    await expect.poll(() => poolErrors.length).toBeGreaterThan(0);
+    expect(poolErrors[0]).toMatchObject({ code: '57P01' });
+    expect(await storage.listPets({ limit: 1 })).toBeInstanceOf(Array);
+    await storage.close();
+  });
+
+  it('a connection killed mid-INSERT: StorageUnavailableError, and the row is not there', async () => {
+    const applicationName = uniqueSchema('busy');
+    const storage = createPostgresStorage({
+      poolConfig: { connectionString: postgresUrl(), application_name: applicationName },
+      schema,
+    });
+    const lock = await lockTable('pets');
+    let pending: Promise<unknown> | undefined;
+    try {
+      pending = storage
+        .createPet({ name: 'killed', categoryId: 1, status: 'sold' })
+        .catch((e: unknown) => e);
+      await expect.poll(() => terminate(applicationName), { timeout: 3000 }).toBeGreaterThan(0);
+      expect(await pending).toBeInstanceOf(StorageUnavailableError);
+    } finally {
+      await lock.release();
+    }
+    expect(await countPets('killed')).toBe(0);
+    // And the storage carries on.
+    expect((await storage.createPet({ name: 'after', categoryId: 1, status: 'sold' })).name).toBe(
+      'after',
+    );
+    await storage.close();
+  });
+});
+
+describe('bugs stay bugs', () => {
+  it('a missing table (schema never migrated) is not mapped to unavailable', async () => {
+    const storage = createPostgresStorage({ pool: admin, schema: uniqueSchema('missing') });
+    const error = await storage.getPet(1).catch((e: unknown) => e);
+    expect(isStorageUnavailable(error)).toBe(false);
+    expect(error).toMatchObject({ code: '42P01' });
+    await storage.close();
+  });
+
+  it('classifies errors by code and pg message, not by guesswork', async () => {
+    const syntax = await admin.query('SELEC 1').catch((e: unknown) => e);
+    expect(syntax).toMatchObject({ code: '42601' });
+    expect(isUnavailable(syntax)).toBe(false);
+    const constraint = await admin
+      .query(`INSERT INTO "${schema}".pets (name, category_id, status) VALUES ('x', 0, 'sold')`)
+      .catch((e: unknown) => e);
+    expect(constraint).toMatchObject({ code: '23514' });
+    expect(isUnavailable(constraint)).toBe(false);
+
+    const refused = await new pg.Client({
+      connectionString: `postgres://x@127.0.0.1:${await refusedPort()}/x`,
+    })
+      .connect()
+      .catch((e: unknown) => e);
+    expect(isUnavailable(refused)).toBe(true);
+    for (const code of ['57P01', '57P03', '08006', '53300', '57014']) {
+      expect(isUnavailable(Object.assign(new Error('x'), { code }))).toBe(true);
+    }
+    expect(isUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(
+      isUnavailable(
+        new Error('boom', { cause: Object.assign(new Error(), { code: 'ECONNRESET' }) }),
+      ),
+    ).toBe(true);
+    expect(isUnavailable(new TypeError('x is not a function'))).toBe(false);
+    expect(isUnavailable(undefined)).toBe(false);
+  });
+});
+
+describe('close()', () => {
+  it('a host pool stays open; the closed storage answers unavailable', async () => {
+    const storage = createPostgresStorage({ pool: admin, schema });
+    await storage.listPets({ limit: 1 });
+    await storage.close();
+    await expect(storage.getPet(1)).rejects.toBeInstanceOf(StorageUnavailableError);
+    expect((await admin.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('an owned pool is ended', async () => {
+    const applicationName = uniqueSchema('owned');
+    const storage = createPostgresStorage({
+      poolConfig: { connectionString: postgresUrl(), application_name: applicationName },
+      schema,
+    });
+    await storage.listPets({ limit: 1 });
+    const sessions = async () =>
+      Number(
+        (
+          await admin.query<{ n: string }>(
+            'SELECT count(*)::text AS n FROM pg_stat_activity WHERE application_name = $1',
+            [applicationName],
+          )
+        ).rows[0]?.n,
+      );
+    expect(await sessions()).toBe(1);
+    await storage.close();
+    await expect.poll(sessions).toBe(0);
+  });
+});
