@@ -8,6 +8,9 @@ export function writeResponse(
   response: PetStoreResponse,
 ): void {
   const headers: Record<string, string> = { ...response.headers };
+  // A known length spares the client chunked framing.
+  if (response.body !== undefined)
+    headers['content-length'] = String(Buffer.byteLength(response.body));
   // The core stopped reading an oversized body: what is left on the socket is
   // no next request, so the connection ends with this answer.
   if (!req.complete) headers.connection = 'close';

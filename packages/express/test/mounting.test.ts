@@ -96,6 +96,8 @@ describe('mount point', () => {
     const api = await serve((app) => app.use('/v1', petStoreRouter(memoryStore())));
     const unknown = await api.send({ method: 'GET', path: '/v1/nothing-here', headers: AUTH });
     expect(unknown.status).toBe(404);
+    expect(unknown.headers['content-length']).toBe(String(Buffer.byteLength(unknown.body)));
+    expect(unknown.headers['transfer-encoding']).toBeUndefined();
     expect(JSON.parse(unknown.body)).toMatchObject({ code: 'not_found', status: 404 });
     const root = await api.send({ method: 'GET', path: '/v1', headers: AUTH });
     expect(JSON.parse(root.body)).toMatchObject({ code: 'not_found', status: 404 });
