@@ -1,4 +1,9 @@
 import type { OrderInput, PetInput, PetStorage } from '@petstore/core';
+import {
+  type IdempotencyClaim,
+  IdempotencyLedger,
+  type IdempotentCreateResult,
+} from './idempotency-ledger.js';
 import { OrderLog } from './order-log.js';
 import { PetTable } from './pet-table.js';
 
@@ -8,11 +13,44 @@ export interface MemoryStorageOptions {
     readonly pets?: readonly PetInput[];
     readonly orders?: readonly OrderInput[];
   };
+  /** Clock for Idempotency-Key retention, in milliseconds. Default `Date.now`; tests pass their own. */
+  readonly now?: () => number;
 }
 
-interface Tables {
+export interface Tables {
   readonly pets: PetTable;
   readonly orders: OrderLog;
+  readonly claims: IdempotencyLedger;
+}
+
+/**
+ * One critical section, all synchronous: purge, look up, insert, record. No await
+ * in between, so two calls can never both see the key absent: in memory a claim
+ * is never `in_flight`. The claim is recorded only after the insert succeeded.
+ */
+function createIdempotent(
+  tables: Tables,
+  input: PetInput,
+  claim: IdempotencyClaim,
+  now: number,
+): IdempotentCreateResult {
+  if (!Number.isSafeInteger(claim.retentionMs) || claim.retentionMs < 1) {
+    throw new RangeError(
+      `retentionMs must be a positive safe integer, got ${String(claim.retentionMs)}`,
+    );
+  }
+  tables.claims.purge(now);
+  const found = tables.claims.lookup(claim, now);
+  if (found.kind === 'mismatch') return { kind: 'fingerprint_mismatch' };
+  if (found.kind === 'match') {
+    const pet = tables.pets.get(found.petId);
+    // Pets are never deleted, so a live claim always has its pet.
+    if (pet === undefined) throw new Error(`memory storage: claimed pet ${found.petId} is missing`);
+    return { kind: 'replayed', pet };
+  }
+  const pet = tables.pets.insert(input);
+  tables.claims.record(claim, pet.id, now);
+  return { kind: 'created', pet };
 }
 
 /**
@@ -22,7 +60,7 @@ interface Tables {
  * and every call rejects with an Error saying the storage is closed.
  * Exported for tests that need tables starting near the id ceiling; not public.
  */
-export function memoryStorageOver(tables: Tables): PetStorage {
+export function memoryStorageOver(tables: Tables, now: () => number = Date.now): PetStorage {
   let open: Tables | undefined = tables;
   const use = (): Tables => {
     if (open === undefined) throw new Error('memory storage is closed');
@@ -30,6 +68,7 @@ export function memoryStorageOver(tables: Tables): PetStorage {
   };
   return {
     createPet: async (input) => use().pets.insert(input),
+    createPetIdempotent: async (input, claim) => createIdempotent(use(), input, claim, now()),
     getPet: async (id) => use().pets.get(id),
     listPets: async (query) => use().pets.page(query),
     createOrder: async (input) => use().orders.insert(input),
@@ -46,8 +85,12 @@ export function memoryStorageOver(tables: Tables): PetStorage {
  * status filter; a pet costs a few dozen bytes plus its name.
  */
 export function createMemoryStorage(options: MemoryStorageOptions = {}): PetStorage {
-  const tables: Tables = { pets: new PetTable(), orders: new OrderLog() };
+  const tables: Tables = {
+    pets: new PetTable(),
+    orders: new OrderLog(),
+    claims: new IdempotencyLedger(),
+  };
   for (const pet of options.seed?.pets ?? []) tables.pets.insert(pet);
   for (const order of options.seed?.orders ?? []) tables.orders.insert(order);
-  return memoryStorageOver(tables);
+  return memoryStorageOver(tables, options.now);
 }

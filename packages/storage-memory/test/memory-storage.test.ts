@@ -1,5 +1,6 @@
 import { MAX_ID, type PetInput } from '@petstore/core';
 import { describe, expect, it } from 'vitest';
+import { IdempotencyLedger } from '../src/idempotency-ledger.js';
 import { createMemoryStorage } from '../src/index.js';
 import { memoryStorageOver } from '../src/memory-storage.js';
 import { OrderLog } from '../src/order-log.js';
@@ -35,6 +36,8 @@ describe('createMemoryStorage', () => {
     await storage.close();
     const closed = /memory storage is closed/;
     await expect(storage.createPet(rex)).rejects.toThrow(closed);
+    const claim = { scope: 's', key: 'k', fingerprint: 'f', retentionMs: 1000 };
+    await expect(storage.createPetIdempotent(rex, claim)).rejects.toThrow(closed);
     await expect(storage.getPet(1)).rejects.toThrow(closed);
     await expect(storage.listPets({ limit: 1 })).rejects.toThrow(closed);
     await expect(storage.createOrder(order)).rejects.toThrow(closed);
@@ -63,7 +66,11 @@ describe('createMemoryStorage', () => {
 describe('id ceiling', () => {
   it('pets: the id 2^53 − 1 is the last one; the next create rejects and changes nothing', async () => {
     const pets = new PetTable(MAX_ID - 1);
-    const storage = memoryStorageOver({ pets, orders: new OrderLog() });
+    const storage = memoryStorageOver({
+      pets,
+      orders: new OrderLog(),
+      claims: new IdempotencyLedger(),
+    });
     expect((await storage.createPet(rex)).id).toBe(MAX_ID - 1);
     expect((await storage.createPet(rex)).id).toBe(MAX_ID);
     await expect(storage.createPet(rex)).rejects.toThrow(/exceed 9007199254740991/);
@@ -78,7 +85,11 @@ describe('id ceiling', () => {
 
   it('orders: the same ceiling', async () => {
     const orders = new OrderLog(MAX_ID);
-    const storage = memoryStorageOver({ pets: new PetTable(), orders });
+    const storage = memoryStorageOver({
+      pets: new PetTable(),
+      orders,
+      claims: new IdempotencyLedger(),
+    });
     expect((await storage.createOrder(order)).id).toBe(MAX_ID);
     await expect(storage.createOrder(order)).rejects.toThrow(/exceed 9007199254740991/);
     expect(orders.size).toBe(1);

@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { type CreateFixture, withFreshStorage } from './storage-contract/fixture.js';
+import { registerIdempotencyCases } from './storage-contract/idempotency.js';
 import { registerLifecycleCases } from './storage-contract/lifecycle.js';
 import { registerListingCases } from './storage-contract/listing.js';
 import { registerOrderCases } from './storage-contract/orders.js';
@@ -32,6 +33,7 @@ export function runStorageContract(options: StorageContractOptions): void {
   describe(options.name, () => {
     describe('pets', () => registerPetCases(use));
     describe('listPets', () => registerListingCases(use));
+    describe('createPetIdempotent', () => registerIdempotencyCases(use));
     describe('orders', () => registerOrderCases(use));
     describe('lifecycle', () => registerLifecycleCases(use));
   });
