@@ -11,12 +11,11 @@ export interface MountedRequest extends IncomingMessage {
 /** The body as the core should see it, whether or not a parser ran upstream. */
 export function bodyOf(req: MountedRequest): RequestBody {
   const parsed = req.body;
-  // No parser took the stream: the core reads it and stops at its own limit.
-  if (parsed === undefined) return req;
+  // Nobody read a byte (no parser ran, or the body is empty, which body-parser
+  // calls `{}`): the core reads the stream itself and stops at its own limit.
+  if (parsed === undefined || !req.readableDidRead) return req;
   if (typeof parsed === 'string' || parsed instanceof Uint8Array) return parsed;
   const length = Number(req.headers['content-length']);
-  // body-parser reads an empty body as `{}`; the core must see it empty.
-  if (length === 0) return '';
   return { kind: 'parsed', value: parsed, byteLength: Number.isNaN(length) ? undefined : length };
 }
 

@@ -41,6 +41,12 @@ const cases: Record<string, WireRequest> = {
   },
   'an empty object': { method: 'POST', path: '/v1/pets', headers: JSON_AUTH, body: '{}' },
   'an empty body': { method: 'POST', path: '/v1/pets', headers: JSON_AUTH, body: '' },
+  'an empty body, chunked': {
+    method: 'POST',
+    path: '/v1/pets',
+    headers: JSON_AUTH,
+    body: { chunks: [new Uint8Array(0)] },
+  },
   'blank space': { method: 'POST', path: '/v1/pets', headers: JSON_AUTH, body: '  \n ' },
   'an unknown field': {
     method: 'POST',

@@ -88,7 +88,12 @@ describe('request translation', () => {
     const empty = JSON.parse(
       (await api.send({ method: 'POST', path: '/v1/pets', headers, body: '' })).body,
     );
-    expect(empty.body).toBe('');
+    expect(empty.body).toEqual({ stream: '' });
+    const chunks = { chunks: [new Uint8Array(0)] };
+    const emptyChunked = JSON.parse(
+      (await api.send({ method: 'POST', path: '/v1/pets', headers, body: chunks })).body,
+    );
+    expect(emptyChunked.body).toEqual({ stream: '' });
   });
 
   it('hands over text and bytes from express.text() and express.raw() as they are', async () => {
