@@ -10,8 +10,23 @@ export type {
   RequestHeaders,
   UnreadableBody,
 } from './http.js';
-export type { PetStoreOptions, ResolvedOptions, ServerEntry } from './options.js';
-export { DEFAULT_DEPRECATED_AT, DEFAULT_MAX_BODY_BYTES, DEFAULT_SUNSET_AT } from './options.js';
+export type {
+  DeprecatedCallEvent,
+  DeprecationOptions,
+  ErrorEvent,
+  IdempotencyOptions,
+  PetStoreHooks,
+  PetStoreOptions,
+  ResolvedOptions,
+  ResponseEvent,
+  ServerEntry,
+} from './options.js';
+export {
+  DEFAULT_DEPRECATED_AT,
+  DEFAULT_IDEMPOTENCY_RETENTION_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_SUNSET_AT,
+} from './options.js';
 export type { PetStore } from './pet-store.js';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './query.js';
 export type {
@@ -33,5 +48,11 @@ export {
   PetSchema,
   PetStatusSchema,
 } from './schemas.js';
-export type { PageQuery, PetPageQuery, PetStorage } from './storage.js';
+export type {
+  IdempotencyClaim,
+  IdempotentCreateResult,
+  PageQuery,
+  PetPageQuery,
+  PetStorage,
+} from './storage.js';
 export { isStorageUnavailable, StorageUnavailableError } from './storage.js';

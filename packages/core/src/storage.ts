@@ -11,17 +11,6 @@ export interface PetPageQuery extends PageQuery {
 }
 
 /**
- * The storage port: what the core needs from a storage, and all it needs.
- *
- * Rules every implementation keeps (checked by `runStorageContract` from
- * `@petstore/core/testing`):
- * - ids are positive safe integers, strictly increasing in creation order, never reused;
- * - `listPets`/`listOrders` return rows with `id > afterId`, ascending, at most
- *   `limit`, in O(limit + log n): never a scan over all rows;
- * - when the backing store cannot be reached, methods reject with
- *   `StorageUnavailableError` (the core answers 503); any other rejection is a bug (500).
- */
-/**
  * An Idempotency-Key as the core hands it to storage: stored atomically with
  * the pet it created, and unique per (scope, key) for `retentionMs`.
  */
@@ -46,6 +35,17 @@ export type IdempotentCreateResult =
   /** Another request holding the same claim has not finished yet. */
   | { readonly kind: 'in_flight' };
 
+/**
+ * The storage port: what the core needs from a storage, and all it needs.
+ *
+ * Rules every implementation keeps (checked by `runStorageContract` from
+ * `@petstore/core/testing`):
+ * - ids are positive safe integers, strictly increasing in creation order, never reused;
+ * - `listPets`/`listOrders` return rows with `id > afterId`, ascending, at most
+ *   `limit`, in O(limit + log n): never a scan over all rows;
+ * - when the backing store cannot be reached, methods reject with
+ *   `StorageUnavailableError` (the core answers 503); any other rejection is a bug (500).
+ */
 export interface PetStorage {
   createPet(input: PetInput): Promise<Pet>;
   /**
