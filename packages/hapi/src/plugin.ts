@@ -28,8 +28,7 @@ const withBody: RouteOptions = {
     parse: false, // no 400/415 from hapi's parsers
     output: 'stream', // the core reads at most maxBodyBytes + 1 bytes, then stops
     override: 'application/octet-stream', // hapi would 400 an unparseable Content-Type itself
-    maxBytes: Number.MAX_SAFE_INTEGER, // the core's limit applies, not hapi's 1 MiB
-    failAction: 'ignore', // a Content-Length beyond that still reaches the core (as too large)
+    maxBytes: Number.MAX_SAFE_INTEGER, // the core's limit applies, not hapi's 1 MiB (beyond: see onRequest)
   },
 };
 
@@ -38,16 +37,21 @@ const withBody: RouteOptions = {
 // preflight route from answering under our prefix. HEAD goes to GET routes.
 const ANY_PATH = '/{any*}';
 
-/** Paths hapi's router cannot decode (`/v1/%ff`): it answers 400 before any route runs. */
-const undecodable = (path: string): boolean => {
-  if (!path.includes('%')) return false;
+/**
+ * What hapi would refuse before our handler runs: a path its router cannot
+ * decode (`/v1/%ff`, a 400) and a Content-Length past `maxBytes` (a 413 after
+ * draining the whole body).
+ */
+function refusedByHapi(request: Request): boolean {
+  if (Number(request.headers['content-length']) > Number.MAX_SAFE_INTEGER) return true;
+  if (!request.path.includes('%')) return false;
   try {
-    decodeURIComponent(path);
+    decodeURIComponent(request.path);
     return false;
   } catch {
     return true;
   }
-};
+}
 
 export const petStorePlugin: Plugin<PetStorePluginOptions> = {
   name: '@petstore/hapi',
@@ -79,11 +83,11 @@ export const petStorePlugin: Plugin<PetStorePluginOptions> = {
       { method: '*', path: ANY_PATH, options: { ...withBody, handler } },
     ]);
 
-    // Before routing, the only hook hapi offers for a path its router would refuse.
-    server.ext('onRequest', (request, h) => {
-      return mount.below(request.path) !== undefined && undecodable(request.path)
+    // The one hook before routing: those requests are answered here, by the core.
+    server.ext('onRequest', (request, h) =>
+      mount.below(request.path) !== undefined && refusedByHapi(request)
         ? handler(request, h)
-        : h.continue;
-    });
+        : h.continue,
+    );
   },
 };

@@ -3,20 +3,13 @@ import type { Request } from '@hapi/hapi';
 import type { PetStoreRequest, RequestBody } from '@petstore/core';
 import { type Mount, targetPath } from './mount.js';
 
-/** The core's answer when hapi refused a Content-Length it could not count (over 2^53 − 1). */
-const TOO_LARGE: RequestBody = { kind: 'unreadable', reason: 'too_large' };
-
 /**
- * The body as the core should see it. With `parse: false, output: 'stream'`
- * hapi hands over the request stream untouched; `null` means its own
- * Content-Length check refused the body (route `failAction: 'ignore'`).
+ * With `parse: false, output: 'stream'` hapi hands over the request stream
+ * untouched (through its `peek` tap, if the host listens). GET and HEAD routes
+ * and the onRequest fallback have no payload step: the raw stream, then.
  */
-function bodyOf(request: Request): RequestBody {
-  const payload = request.payload as Readable | null | undefined;
-  if (payload === null) return TOO_LARGE;
-  // GET and HEAD skip hapi's payload step: the core reads no body for them anyway.
-  return payload ?? request.raw.req;
-}
+const bodyOf = (request: Request): RequestBody =>
+  (request.payload as Readable | undefined) ?? request.raw.req;
 
 /**
  * Raw, as sent. Not `request.url.search`: hapi builds that URL from the Host
