@@ -1,0 +1,62 @@
+/** How long and how big each measurement runs; `--smoke` shrinks everything to seconds. */
+export interface BenchConfig {
+  readonly mode: 'full' | 'smoke';
+  readonly http: {
+    readonly connections: number;
+    readonly warmupSeconds: number;
+    readonly secondsPerRun: number;
+    /** Each side runs this many times, interleaved with the other. */
+    readonly rounds: number;
+  };
+  readonly core: {
+    readonly rounds: number;
+    readonly secondsPerRound: number;
+    readonly maxCalls: number;
+  };
+  readonly pages: {
+    readonly sizes: readonly number[];
+    readonly rounds: number;
+    readonly memoryBatch: number;
+    readonly postgresBatch: number;
+  };
+  readonly postgresCreate: {
+    readonly connections: number;
+    readonly warmupSeconds: number;
+    readonly secondsPerRun: number;
+    readonly rounds: number;
+  };
+  readonly memoryPets: number;
+}
+
+export const FULL: BenchConfig = {
+  mode: 'full',
+  http: { connections: 20, warmupSeconds: 3, secondsPerRun: 5, rounds: 4 },
+  core: { rounds: 3, secondsPerRound: 2, maxCalls: 10_000_000 },
+  pages: { sizes: [1_000, 100_000, 1_000_000], rounds: 5, memoryBatch: 2_000, postgresBatch: 200 },
+  postgresCreate: { connections: 16, warmupSeconds: 2, secondsPerRun: 5, rounds: 3 },
+  memoryPets: 1_000_000,
+};
+
+export const SMOKE: BenchConfig = {
+  mode: 'smoke',
+  http: { connections: 4, warmupSeconds: 0.2, secondsPerRun: 0.3, rounds: 2 },
+  core: { rounds: 2, secondsPerRound: 0.1, maxCalls: 100_000 },
+  pages: { sizes: [1_000, 2_000, 5_000], rounds: 2, memoryBatch: 50, postgresBatch: 10 },
+  postgresCreate: { connections: 4, warmupSeconds: 0.2, secondsPerRun: 0.3, rounds: 2 },
+  memoryPets: 20_000,
+};
+
+/** Seconds each measurement should take, for the ETA (servers starting, seeding, and so on included). */
+export function plannedSeconds(config: BenchConfig) {
+  const { http, core, postgresCreate: pg } = config;
+  const httpRuns = 2 * 2 * (2 * http.rounds * http.secondsPerRun + 2 * http.warmupSeconds);
+  const full = config.mode === 'full';
+  return {
+    postgresStart: full ? 4 : 2,
+    adapterOverhead: httpRuns + (full ? 6 : 3),
+    coreAlone: 2 * core.rounds * core.secondsPerRound + 0.5,
+    pageCost: full ? 45 : 1,
+    postgresCreate: 2 * pg.rounds * pg.secondsPerRun + 2 * pg.warmupSeconds + (full ? 4 : 1),
+    memory: full ? 8 : 1,
+  };
+}

@@ -1,0 +1,174 @@
+import { type BenchChild, startChild } from '../child.js';
+import type { BenchConfig } from '../config.js';
+import { SERVER_CPU } from '../cpu.js';
+import { AUTHORIZATION, CREATE_BODY, CREATE_PATH, LIST_PATH } from '../fixtures.js';
+import { type LoadResult, type LoadSpec, load } from '../load.js';
+import type { Progress } from '../progress.js';
+import type { AdapterOverhead, RunFigures } from '../results.js';
+import type { ServerSpec } from '../servers/entry.js';
+import { median } from '../stats.js';
+import { expectStatus, probe } from './http-probe.js';
+
+export const SERVER_ENTRY = new URL('../servers/entry.ts', import.meta.url);
+
+type Framework = 'express' | 'hapi';
+type Operation = 'list' | 'create';
+
+export const startServer = (spec: ServerSpec): Promise<BenchChild> =>
+  startChild(SERVER_ENTRY, [JSON.stringify(spec)], { cpu: SERVER_CPU });
+
+const base = (child: BenchChild): string => `http://127.0.0.1:${child.port}`;
+
+export function requestSpec(
+  child: BenchChild,
+  operation: Operation,
+  connections: number,
+  seconds: number,
+): LoadSpec {
+  return operation === 'list'
+    ? {
+        url: base(child) + LIST_PATH,
+        method: 'GET',
+        headers: { authorization: AUTHORIZATION },
+        connections,
+        seconds,
+      }
+    : {
+        url: base(child) + CREATE_PATH,
+        method: 'POST',
+        headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' },
+        body: CREATE_BODY,
+        connections,
+        seconds,
+      };
+}
+
+/** Both sides must give the same answer, or the comparison means nothing. */
+async function checkSameWork(
+  bare: BenchChild,
+  ours: BenchChild,
+  framework: Framework,
+): Promise<void> {
+  const list = await Promise.all(
+    [bare, ours].map((child) =>
+      probe(base(child) + LIST_PATH, { headers: { authorization: AUTHORIZATION } }),
+    ),
+  );
+  const [bareList, oursList] = list as [
+    Awaited<ReturnType<typeof probe>>,
+    Awaited<ReturnType<typeof probe>>,
+  ];
+  expectStatus(`${framework} bare list`, bareList, 200);
+  expectStatus(`${framework} ours list`, oursList, 200);
+  if (
+    bareList.body !== oursList.body ||
+    bareList.headers.get('link') !== oursList.headers.get('link')
+  ) {
+    throw new Error(
+      `${framework}: bare and ours list different pages:\n${bareList.body.slice(0, 200)}\n${oursList.body.slice(0, 200)}`,
+    );
+  }
+  for (const [side, child] of [
+    ['bare', bare],
+    ['ours', ours],
+  ] as const) {
+    const created = await probe(base(child) + CREATE_PATH, {
+      method: 'POST',
+      headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' },
+      body: CREATE_BODY,
+    });
+    expectStatus(`${framework} ${side} create`, created, 201);
+    const { id, ...rest } = JSON.parse(created.body) as { id: number };
+    if (
+      JSON.stringify(rest) !== JSON.stringify({ ...JSON.parse(CREATE_BODY) }) ||
+      !created.headers.get('location')?.endsWith(`/v1/pets/${id}`)
+    ) {
+      throw new Error(`${framework} ${side} create answered ${created.body}`);
+    }
+  }
+}
+
+function figures(runs: readonly LoadResult[]): RunFigures {
+  return {
+    rps: runs.map((run) => run.rps),
+    p50Ms: runs.map((run) => run.p50Ms),
+    p99Ms: runs.map((run) => run.p99Ms),
+    medianRps: median(runs.map((run) => run.rps)),
+    medianP99Ms: median(runs.map((run) => run.p99Ms)),
+  };
+}
+
+/** A run with any failed request measures something else: stop the bench. */
+export function checked(what: string, result: LoadResult): LoadResult {
+  if (result.failures > 0 || result.requests === 0) {
+    throw new Error(`${what}: ${result.failures} failed requests, ${result.requests} succeeded`);
+  }
+  return result;
+}
+
+/**
+ * Bare route against our adapter, per framework and operation. Runs alternate
+ * which side goes first (A B, B A, ...) so a drift of the machine over time
+ * (thermal, noisy neighbours) falls on both sides alike; medians are reported.
+ */
+export async function measureAdapterOverhead(
+  config: BenchConfig,
+  progress: Progress,
+): Promise<AdapterOverhead[]> {
+  const { connections, warmupSeconds, secondsPerRun, rounds } = config.http;
+  const results: AdapterOverhead[] = [];
+  for (const framework of ['express', 'hapi'] as const) {
+    progress.log(
+      `adapter overhead: starting ${framework} servers (bare and ours) on the server core`,
+    );
+    const bare = await startServer({ kind: `${framework}-bare` });
+    const ours = await startServer({ kind: `${framework}-ours` });
+    try {
+      await checkSameWork(bare, ours, framework);
+      for (const operation of ['list', 'create'] as const) {
+        const sides = { bare, ours };
+        for (const side of ['bare', 'ours'] as const) {
+          progress.log(
+            `adapter overhead: ${framework} ${operation} warm-up ${side} (${warmupSeconds}s)`,
+          );
+          checked(
+            `warm-up ${side}`,
+            await load(requestSpec(sides[side], operation, connections, warmupSeconds)),
+          );
+          progress.done(warmupSeconds);
+        }
+        const runs: Record<'bare' | 'ours', LoadResult[]> = { bare: [], ours: [] };
+        for (let round = 1; round <= rounds; round++) {
+          const order = round % 2 === 1 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
+          for (const side of order) {
+            const what = `${framework} ${operation} ${side} round ${round}/${rounds}`;
+            const result = checked(
+              what,
+              await load(requestSpec(sides[side], operation, connections, secondsPerRun)),
+            );
+            runs[side].push(result);
+            progress.done(secondsPerRun);
+            progress.log(
+              `adapter overhead: ${what}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms`,
+            );
+          }
+        }
+        const bareFigures = figures(runs.bare);
+        const oursFigures = figures(runs.ours);
+        results.push({
+          framework,
+          operation,
+          connections,
+          secondsPerRun,
+          bare: bareFigures,
+          ours: oursFigures,
+          throughputRatio: oursFigures.medianRps / bareFigures.medianRps,
+          p99Ratio: oursFigures.medianP99Ms / bareFigures.medianP99Ms,
+        });
+      }
+    } finally {
+      await Promise.all([bare.stop(), ours.stop()]);
+    }
+  }
+  return results;
+}

@@ -1,0 +1,263 @@
+import type { Results } from './results.js';
+
+const fmt = (value: number, digits = 0): string =>
+  Number.isFinite(value)
+    ? value.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : 'n/a';
+const ms = (value: number): string =>
+  value < 0.1 ? `${fmt(value * 1000, 1)} µs` : `${fmt(value, 3)} ms`;
+const verdict = (pass: boolean, enforced: boolean): string =>
+  enforced ? (pass ? 'PASS' : '**FAIL**') : pass ? 'pass*' : 'fail*';
+
+function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
+}
+
+/** RESULTS.md: every figure of results.json, as tables with their targets. */
+export function renderMarkdown(results: Results): string {
+  const enforced = results.mode === 'full';
+  const targetOf = (name: string) => results.targets.find((target) => target.name === name);
+  const cell = (name: string): [string, string] => {
+    const target = targetOf(name);
+    return target === undefined ? ['', ''] : [target.target, verdict(target.pass, enforced)];
+  };
+  const { machine } = results;
+  const out: string[] = [];
+  out.push('# Benchmark results', '');
+  if (!enforced)
+    out.push(
+      '> Smoke run: tiny sizes and durations, figures mean nothing; targets marked * are not enforced.',
+      '',
+    );
+  out.push(
+    table(
+      ['Machine', ''],
+      [
+        ['CPU', `${machine.cpu} (${machine.cores} cores)`],
+        ['Memory', `${fmt(machine.memoryGiB, 1)} GiB`],
+        ['Node', machine.node],
+        ['Platform', machine.platform],
+        ['Date', machine.date],
+        ['Pinning', machine.pinning],
+        [
+          'Load average (1 min)',
+          `${fmt(machine.loadAverage.start, 2)} at start, ${fmt(machine.loadAverage.end, 2)} at end`,
+        ],
+        ['Whole run', `${fmt(results.durationSeconds)} s`],
+      ],
+    ),
+    '',
+    'How each figure is measured, and how to read it: [README.md](README.md).',
+    '',
+  );
+
+  out.push('## 1. Adapter overhead: our adapter + core + memory storage vs a bare route', '');
+  const adapter = results.adapterOverhead[0];
+  if (adapter !== undefined) {
+    out.push(
+      `autocannon on 127.0.0.1, ${adapter.connections} connections, ${adapter.secondsPerRun} s per run, ` +
+        `${adapter.bare.rps.length} runs per side, interleaved; medians.`,
+      '',
+    );
+  }
+  out.push(
+    table(
+      [
+        'Framework',
+        'Operation',
+        'Bare req/s',
+        'Ours req/s',
+        'Ours/bare',
+        'Target',
+        'Result',
+        'Bare p99',
+        'Ours p99',
+        'p99 ours/bare',
+        'Target',
+        'Result',
+      ],
+      results.adapterOverhead.map((row) => {
+        const label = `${row.framework} ${row.operation}`;
+        return [
+          row.framework,
+          row.operation,
+          fmt(row.bare.medianRps),
+          fmt(row.ours.medianRps),
+          fmt(row.throughputRatio, 3),
+          ...cell(`${label}: throughput ours/bare`),
+          `${fmt(row.bare.medianP99Ms, 2)} ms`,
+          `${fmt(row.ours.medianP99Ms, 2)} ms`,
+          fmt(row.p99Ratio, 3),
+          ...cell(`${label}: p99 ours/bare`),
+        ];
+      }),
+    ),
+    '',
+    'Every run (req/s, in run order):',
+    '',
+    table(
+      ['Framework', 'Operation', 'Bare', 'Ours'],
+      results.adapterOverhead.map((row) => [
+        row.framework,
+        row.operation,
+        row.bare.rps.map((value) => fmt(value)).join(', '),
+        row.ours.rps.map((value) => fmt(value)).join(', '),
+      ]),
+    ),
+    '',
+  );
+
+  out.push('## 2. Core alone: `handle()` without HTTP', '');
+  const serverMicros = (framework: string, operation: string): string => {
+    const row = results.adapterOverhead.find(
+      (r) => r.framework === framework && r.operation === operation,
+    );
+    return row === undefined ? 'n/a' : fmt(1e6 / row.ours.medianRps, 1);
+  };
+  out.push(
+    table(
+      [
+        'Operation',
+        'handle() calls/s',
+        'µs per call',
+        'Express: server µs per request',
+        'Hapi: server µs per request',
+      ],
+      results.coreAlone.map((row) => [
+        row.operation,
+        fmt(row.medianCallsPerSecond),
+        fmt(row.microsPerCall, 1),
+        serverMicros('express', row.operation),
+        serverMicros('hapi', row.operation),
+      ]),
+    ),
+    '',
+    'Server µs per request = 1 / (ours req/s) with the server process on one saturated core: the part above ' +
+      '`handle()` is what HTTP, the framework and the adapter cost.',
+    '',
+  );
+
+  out.push('## 3. Page cost against store size (limit 20)', '');
+  const sizes = results.pageCost.sizes;
+  const largest = sizes.at(-1) ?? 0;
+  const smallest = sizes[0] ?? 0;
+  for (const layer of ['handle', 'storage'] as const) {
+    out.push(
+      layer === 'handle'
+        ? 'Median time of one page through `store.handle()` (auth, parsing, storage, JSON):'
+        : 'Median time of the same page from the storage alone (`listPets`, limit + 1 rows):',
+      '',
+    );
+    out.push(
+      table(
+        [
+          'Storage',
+          'Page',
+          ...sizes.map((size) => fmt(size)),
+          `${fmt(largest)} / ${fmt(smallest)}`,
+          'Target',
+          'Result',
+        ],
+        results.pageCost.rows.map((row) => {
+          const times = layer === 'handle' ? row.handleMs : row.storageMs;
+          const label = `${row.storage} ${row.variant}: page at ${largest.toLocaleString('en')} / at ${smallest.toLocaleString('en')} (${layer === 'handle' ? 'handle' : 'storage alone'})`;
+          return [
+            row.storage,
+            row.variant,
+            ...sizes.map((size) => ms(times[String(size)] ?? Number.NaN)),
+            fmt(layer === 'handle' ? row.handleRatio : row.storageRatio, 2),
+            ...cell(label),
+          ];
+        }),
+      ),
+      '',
+    );
+  }
+
+  out.push('## 4. Creates on PostgreSQL: through the service vs the same INSERT with pg', '');
+  if ('ratio' in results.postgresCreate) {
+    const pg = results.postgresCreate;
+    out.push(
+      `${pg.connections} concurrent requests (autocannon connections / pg loops), pool of ${pg.poolMax}, ${pg.secondsPerRun} s per run, ` +
+        `${pg.service.rps.length} runs per side, interleaved; medians.`,
+      '',
+      table(
+        ['Side', 'Creates/s', 'p99', 'Runs (creates/s)'],
+        [
+          [
+            'Service (Express + core + storage-postgres)',
+            fmt(pg.service.medianRps),
+            `${fmt(pg.service.medianP99Ms, 2)} ms`,
+            pg.service.rps.map((v) => fmt(v)).join(', '),
+          ],
+          [
+            'Direct pg INSERT (ceiling)',
+            fmt(pg.direct.medianRps),
+            `${fmt(pg.direct.medianP99Ms, 2)} ms`,
+            pg.direct.rps.map((v) => fmt(v)).join(', '),
+          ],
+        ],
+      ),
+      '',
+      table(
+        ['Service / ceiling', 'Target', 'Result'],
+        [[fmt(pg.ratio, 3), ...cell('postgres create: service/direct pg')]],
+      ),
+      '',
+    );
+  } else {
+    out.push(`Skipped: ${results.postgresCreate.skipped}`, '');
+  }
+
+  out.push('## 5. Memory storage: bytes per pet', '');
+  const memory = results.memory;
+  out.push(
+    table(
+      ['Pets', 'Heap growth', 'Off-heap (typed arrays)', 'Bytes per pet', 'Target', 'Result'],
+      [
+        [
+          fmt(memory.pets),
+          `${fmt(memory.heapBytes)} B`,
+          `${fmt(memory.externalBytes)} B`,
+          fmt(memory.bytesPerPet, 1),
+          ...cell('memory storage: bytes per pet'),
+        ],
+      ],
+    ),
+    '',
+    `After a full GC, in a fresh process; names like \`${memory.nameExample}\`.`,
+    '',
+  );
+
+  out.push('## Targets', '');
+  out.push(
+    table(
+      ['Target', 'Required', 'Measured', 'Result'],
+      results.targets.map((target) => [
+        target.name,
+        target.target,
+        fmt(target.actual, target.actual > 10 ? 1 : 3),
+        verdict(target.pass, enforced),
+      ]),
+    ),
+    '',
+  );
+  const failed = results.targets.filter((target) => !target.pass).length;
+  out.push(`${results.targets.length - failed} of ${results.targets.length} targets hold.`, '');
+  if (results.notes.length > 0)
+    out.push('## Notes', '', ...results.notes.map((note) => `- ${note}`), '');
+  return out.join('\n');
+}
+
+/** results.json: the same values, to six significant digits (more would be noise). */
+export function renderJson(results: Results): string {
+  const trim = (_key: string, value: unknown) =>
+    typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value)
+      ? Number(value.toPrecision(6))
+      : value;
+  return `${JSON.stringify(results, trim, 2)}\n`;
+}

@@ -1,0 +1,89 @@
+/** The shape of bench/results.json; RESULTS.md is rendered from the same values. */
+
+export interface Machine {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGiB: number;
+  readonly node: string;
+  readonly platform: string;
+  readonly date: string;
+  /** How servers and load generator were kept apart. */
+  readonly pinning: string;
+  /** 1-minute load average when the run started and ended: other work on the machine skews every figure. */
+  readonly loadAverage: { readonly start: number; readonly end: number };
+}
+
+export interface Target {
+  readonly name: string;
+  /** Human form of the target: `>= 0.90`. */
+  readonly target: string;
+  readonly actual: number;
+  readonly pass: boolean;
+}
+
+export interface RunFigures {
+  readonly rps: number[];
+  readonly p50Ms: number[];
+  readonly p99Ms: number[];
+  readonly medianRps: number;
+  readonly medianP99Ms: number;
+}
+
+export interface AdapterOverhead {
+  readonly framework: 'express' | 'hapi';
+  readonly operation: 'list' | 'create';
+  readonly connections: number;
+  readonly secondsPerRun: number;
+  readonly bare: RunFigures;
+  readonly ours: RunFigures;
+  readonly throughputRatio: number;
+  readonly p99Ratio: number;
+}
+
+export interface CoreAlone {
+  readonly operation: 'list' | 'create';
+  readonly callsPerSecond: number[];
+  readonly medianCallsPerSecond: number;
+  readonly microsPerCall: number;
+}
+
+export interface PageCostRow {
+  readonly storage: 'memory' | 'postgres';
+  readonly variant: string;
+  /** Median milliseconds per page through `handle()`, by store size. */
+  readonly handleMs: Record<string, number>;
+  /** Median milliseconds per `listPets()` call on the storage alone, by store size. */
+  readonly storageMs: Record<string, number>;
+  readonly handleRatio: number;
+  readonly storageRatio: number;
+}
+
+export interface PostgresCreate {
+  readonly connections: number;
+  readonly poolMax: number;
+  readonly secondsPerRun: number;
+  readonly service: RunFigures;
+  readonly direct: RunFigures;
+  readonly ratio: number;
+}
+
+export interface MemoryFootprint {
+  readonly pets: number;
+  readonly heapBytes: number;
+  readonly externalBytes: number;
+  readonly bytesPerPet: number;
+  readonly nameExample: string;
+}
+
+export interface Results {
+  readonly mode: 'full' | 'smoke';
+  readonly machine: Machine;
+  readonly durationSeconds: number;
+  readonly adapterOverhead: AdapterOverhead[];
+  readonly coreAlone: CoreAlone[];
+  readonly pageCost: { readonly sizes: number[]; readonly rows: PageCostRow[] };
+  readonly postgresCreate: PostgresCreate | { readonly skipped: string };
+  readonly memory: MemoryFootprint;
+  readonly targets: Target[];
+  readonly notes: string[];
+}

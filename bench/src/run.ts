@@ -1,0 +1,157 @@
+/**
+ * `pnpm bench`: every measurement of issue 7, side by side in one run, with
+ * progress on stderr; writes bench/RESULTS.md and bench/results.json.
+ * `--smoke`: the same code paths in seconds, written to a temp dir (or `--out`).
+ * `--no-postgres`: skip the PostgreSQL parts (said so in the results).
+ * `--strict`: exit 1 when a target does not hold (a full run only).
+ */
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { FULL, plannedSeconds, SMOKE } from './config.js';
+import { canPin, LOAD_CPU, pinSelf, SERVER_CPU } from './cpu.js';
+import { measureAdapterOverhead } from './measurements/adapter-overhead.js';
+import { measureCoreAlone } from './measurements/core-alone.js';
+import { measureMemory } from './measurements/memory.js';
+import { measurePageCostMemory, measurePageCostPostgres } from './measurements/page-cost.js';
+import { measurePostgresCreate } from './measurements/postgres-create.js';
+import { type BenchDatabase, startDatabase } from './postgres.js';
+import { dropSchemas } from './postgres-seed.js';
+import { Progress } from './progress.js';
+import { renderJson, renderMarkdown } from './report.js';
+import type { Machine, PageCostRow, Results } from './results.js';
+import { allTargets } from './targets.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    'no-postgres': { type: 'boolean', default: false },
+    strict: { type: 'boolean', default: false },
+  },
+});
+const config = flags.smoke ? SMOKE : FULL;
+const usePostgres = !flags['no-postgres'];
+const progress = new Progress();
+
+const loadAtStart = loadavg()[0] ?? 0;
+
+function machine(pinned: boolean): Machine {
+  return {
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    cores: availableParallelism(),
+    memoryGiB: totalmem() / 2 ** 30,
+    node: process.version,
+    platform: `${platform()} ${release()}`,
+    date: new Date().toISOString(),
+    pinning: pinned
+      ? `servers on CPU ${SERVER_CPU}, load generator and in-process measurements on CPU ${LOAD_CPU} (taskset); PostgreSQL unpinned`
+      : 'none (taskset or a second core unavailable): servers and load generator share the cores',
+    loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
+  };
+}
+
+async function outputDir(): Promise<string> {
+  if (flags.out !== undefined) {
+    await mkdir(flags.out, { recursive: true });
+    return flags.out;
+  }
+  // A smoke run never overwrites the committed results.
+  return flags.smoke
+    ? mkdtemp(join(tmpdir(), 'petstore-bench-smoke-'))
+    : fileURLToPath(new URL('..', import.meta.url));
+}
+
+async function main(): Promise<number> {
+  const plan = plannedSeconds(config);
+  progress.plan(plan.adapterOverhead + plan.coreAlone + plan.pageCost + plan.memory);
+  if (usePostgres) progress.plan(plan.postgresStart + plan.pageCost + plan.postgresCreate);
+  progress.log(
+    `petstore bench (${config.mode}) on ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, Node ${process.version}`,
+  );
+
+  const notes: string[] = [];
+  if (loadAtStart > 0.5) {
+    const warning = `The machine was busy when the run started (1-minute load average ${loadAtStart.toFixed(2)}): other processes skew every figure.`;
+    notes.push(warning);
+    progress.log(`warning: ${warning}`);
+  }
+  let database: BenchDatabase | undefined;
+  const schemas: string[] = [];
+  if (usePostgres) {
+    progress.log('starting PostgreSQL');
+    database = await startDatabase();
+    progress.done(plan.postgresStart);
+    progress.log(`PostgreSQL ready (${database.source})`);
+  } else {
+    notes.push('PostgreSQL measurements skipped (--no-postgres).');
+  }
+  // After PostgreSQL started, so its processes keep both cores.
+  const pinned = pinSelf(LOAD_CPU);
+  if (!canPin)
+    notes.push(
+      'No CPU pinning on this machine: server and load generator competed for the same cores.',
+    );
+  notes.push(
+    'Both Express apps disable ETag and X-Powered-By, so the bare route does not pay for hashing each body; ' +
+      "the bare Hapi routes use Hapi's own response path (JSON serialisation, its default headers), as a hand-written route would.",
+  );
+
+  try {
+    const adapterOverhead = await measureAdapterOverhead(config, progress);
+    const coreAlone = await measureCoreAlone(config, progress);
+    const pageRows: PageCostRow[] = await measurePageCostMemory(config, progress);
+    progress.done(plan.pageCost - 2 * config.pages.rounds);
+    if (database !== undefined) {
+      pageRows.push(...(await measurePageCostPostgres(config, database.url, progress, schemas)));
+      progress.done(plan.pageCost - 3 * config.pages.rounds);
+    }
+    const postgresCreate =
+      database === undefined
+        ? { skipped: 'PostgreSQL measurements skipped (--no-postgres).' }
+        : await measurePostgresCreate(config, database.url, progress, schemas);
+    const memory = await measureMemory(config, progress);
+    progress.done(plan.memory);
+
+    const partial = {
+      mode: config.mode,
+      machine: machine(pinned),
+      durationSeconds: progress.elapsedSeconds,
+      adapterOverhead,
+      coreAlone,
+      pageCost: { sizes: [...config.pages.sizes], rows: pageRows },
+      postgresCreate,
+      memory,
+      notes,
+    };
+    const results: Results = { ...partial, targets: allTargets(partial) };
+    const dir = await outputDir();
+    await writeFile(join(dir, 'results.json'), renderJson(results));
+    await writeFile(join(dir, 'RESULTS.md'), renderMarkdown(results));
+    const failed = results.targets.filter((target) => !target.pass);
+    process.stdout.write(`\n${renderMarkdown(results)}\n`);
+    progress.log(
+      `wrote ${join(dir, 'RESULTS.md')} and results.json; ${results.targets.length - failed.length}/${results.targets.length} targets hold`,
+    );
+    return flags.strict && config.mode === 'full' && failed.length > 0 ? 1 : 0;
+  } finally {
+    if (database !== undefined) {
+      // A shared server keeps nothing of ours; an embedded one goes away whole.
+      if (database.source === 'BENCH_DATABASE_URL')
+        await dropSchemas(database.url, schemas).catch(() => undefined);
+      await database.stop();
+    }
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(
+      `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(2);
+  },
+);

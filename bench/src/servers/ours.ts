@@ -1,0 +1,36 @@
+import Hapi, { type Server } from '@hapi/hapi';
+import { createPetStore, type PetStorage, type PetStore } from '@petstore/core';
+import { petStoreRouter } from '@petstore/express';
+import { petStorePlugin } from '@petstore/hapi';
+import { createMemoryStorage } from '@petstore/storage-memory';
+import express, { type Express } from 'express';
+import { API_KEY, LIST_SEED_SIZE, seedPet } from '../fixtures.js';
+
+/** Memory storage holding the same pets as the bare routes' arrays. */
+export async function seededMemoryStorage(size = LIST_SEED_SIZE): Promise<PetStorage> {
+  const storage = createMemoryStorage();
+  for (let id = 1; id <= size; id++) await storage.createPet(seedPet(id));
+  return storage;
+}
+
+export const benchStore = (storage: PetStorage): PetStore =>
+  createPetStore({ storage, apiKeys: [API_KEY] });
+
+/** Our library on Express, mounted as its README says. */
+export function oursExpressApp(store: PetStore): Express {
+  const app = express();
+  app.set('etag', false);
+  app.set('x-powered-by', false);
+  app.use('/v1', petStoreRouter(store));
+  return app;
+}
+
+/** Our library on Hapi, registered as its README says. */
+export async function oursHapiServer(store: PetStore): Promise<Server> {
+  const server = Hapi.server({ host: '127.0.0.1', port: 0 });
+  await server.register(
+    { plugin: petStorePlugin, options: { store } },
+    { routes: { prefix: '/v1' } },
+  );
+  return server;
+}

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, expect, inject, test } from 'vitest';
+import type { Results } from '../src/results.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** From packages/storage-postgres/test/global-setup.ts: a PostgreSQL on 127.0.0.1. */
+    postgresUrl: string;
+  }
+}
+
+const benchDir = fileURLToPath(new URL('..', import.meta.url));
+const committedResults = join(benchDir, 'RESULTS.md');
+let outDir: string | undefined;
+
+afterAll(async () => {
+  if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
+});
+
+const mtime = (path: string) =>
+  stat(path).then(
+    (s) => s.mtimeMs,
+    () => undefined,
+  );
+
+interface Exit {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+/** `pnpm bench:smoke`, as CI runs it, bounded in time; only this child's PID is ever killed. */
+function runSmoke(out: string): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@petstore/source', '--import', 'tsx', 'src/run.ts', '--smoke', '--out', out],
+      {
+        cwd: benchDir,
+        env: { ...process.env, BENCH_DATABASE_URL: inject('postgresUrl') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      if (output.length < 200_000) output += chunk.toString('utf8');
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+test('the smoke bench runs every measurement and leaves the committed results alone', async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'petstore-bench-test-'));
+  const committedBefore = await mtime(committedResults);
+  const { code, output } = await runSmoke(outDir);
+  expect(code, output).toBe(0);
+
+  const results = JSON.parse(await readFile(join(outDir, 'results.json'), 'utf8')) as Results;
+  expect(results.mode).toBe('smoke');
+  expect(results.adapterOverhead.map((row) => `${row.framework} ${row.operation}`)).toEqual([
+    'express list',
+    'express create',
+    'hapi list',
+    'hapi create',
+  ]);
+  for (const row of results.adapterOverhead) {
+    expect(row.bare.medianRps).toBeGreaterThan(0);
+    expect(row.ours.medianRps).toBeGreaterThan(0);
+    expect(row.ours.medianP99Ms).toBeGreaterThan(0);
+  }
+  expect(results.coreAlone.map((row) => row.operation)).toEqual(['list', 'create']);
+  expect(results.coreAlone.every((row) => row.medianCallsPerSecond > 0)).toBe(true);
+  // Four pages (with and without filter, first and deep) for each storage, at every size.
+  expect(results.pageCost.rows.map((row) => row.storage)).toEqual([
+    ...Array(4).fill('memory'),
+    ...Array(4).fill('postgres'),
+  ]);
+  for (const row of results.pageCost.rows) {
+    for (const size of results.pageCost.sizes) {
+      expect(row.handleMs[String(size)]).toBeGreaterThan(0);
+      expect(row.storageMs[String(size)]).toBeGreaterThan(0);
+    }
+  }
+  expect('ratio' in results.postgresCreate && results.postgresCreate.ratio > 0).toBe(true);
+  expect(results.memory.bytesPerPet).toBeGreaterThan(0);
+  // Every target appears with a verdict, though a smoke run enforces none.
+  expect(results.targets.length).toBe(26);
+  expect(await readFile(join(outDir, 'RESULTS.md'), 'utf8')).toContain('Smoke run');
+  expect(await mtime(committedResults)).toBe(committedBefore);
+}, 120_000);
