@@ -89,6 +89,14 @@ export async function readJsonBody(
   if (!isJsonContentType(headers)) {
     return apiError('unsupported_media_type', 'Send the body as application/json.');
   }
+  // RFC 7694: a content coding we do not decode is a 415, before any byte is read.
+  const encoding = headerValue(headers['content-encoding'])?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    return apiError(
+      'unsupported_media_type',
+      `Content-Encoding ${encoding} is not supported; send the body uncompressed.`,
+    );
+  }
   const declared = Number(headerValue(headers['content-length']));
   if (declared > maxBytes) return tooLarge(maxBytes);
 

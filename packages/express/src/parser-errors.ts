@@ -10,7 +10,9 @@ const MALFORMED: RequestBody = { kind: 'unreadable', reason: 'malformed' };
  * failed `verify`); that stays with the host's error handlers.
  */
 export function bodyFromParserError(error: unknown, req: MountedRequest): RequestBody | undefined {
-  const { type, body } = (error ?? {}) as { type?: unknown; body?: unknown };
+  const { type, body, code } = (error ?? {}) as { type?: unknown; body?: unknown; code?: unknown };
+  // body-parser passes zlib's inflate failures on without a `type`.
+  if (type === undefined && typeof code === 'string' && code.startsWith('Z_')) return MALFORMED;
   switch (type) {
     case 'entity.parse.failed':
       // body-parser keeps the text it could not parse: the core judges it itself.

@@ -10,10 +10,16 @@ runConformance({
   serve: (store) => serveNodeServer(createServer(express().use('/v1', petStoreRouter(store)))),
 });
 
-// A host that parses JSON for its own routes must not change a single answer.
+// A host that parses JSON for its own routes changes one answer only: once
+// body-parser has turned the text into numbers, a silently rounded literal
+// cannot be seen any more. Mount the pet store before the parser to keep it.
 runConformance({
   name: 'express over memory, express.json() upstream',
   storage: () => createMemoryStorage(),
+  knownDifferences: {
+    'createPet: a fraction that rounds to an integer is 400, never rounded':
+      'express.json() parsed 1.0000000000000001 to 1 before the core saw the text',
+  },
   serve: (store) => {
     const app = express();
     app.use(express.json());

@@ -89,8 +89,13 @@ async function writeChunks(
     if (req.destroyed) return;
     if (!req.write(chunk)) {
       await new Promise<void>((resolve) => {
-        req.once('drain', resolve);
-        req.once('close', resolve);
+        const done = () => {
+          req.off('drain', done);
+          req.off('close', done);
+          resolve();
+        };
+        req.on('drain', done);
+        req.on('close', done);
       });
     }
   }

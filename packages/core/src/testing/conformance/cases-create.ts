@@ -216,6 +216,20 @@ export const createCases: ConformanceCase[] = [
     expect: { status: 415, code: 'unsupported_media_type' },
   },
   {
+    name: 'createPet: a compressed body (Content-Encoding: gzip) is 415',
+    rule: 'POST /pets: Content-Type must be application/json (RFC 7694: unsupported content coding is 415)',
+    request: post('/pets', new Uint8Array([0x1f, 0x8b, 0x08, 0x00]), {
+      'content-encoding': 'gzip',
+    }),
+    expect: { status: 415, code: 'unsupported_media_type', mentions: ['gzip'] },
+  },
+  {
+    name: 'createPet: Content-Encoding identity is fine',
+    rule: 'POST /pets: Content-Type must be application/json',
+    request: postPet({ name: 'Rex', categoryId: 1 }, { 'content-encoding': 'identity' }),
+    expect: { status: 201 },
+  },
+  {
     name: 'createPet: a charset parameter is fine',
     rule: 'POST /pets: parameters such as charset are fine',
     request: postPet(
