@@ -1,0 +1,212 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createPetStore, type PetStorage } from '@petstore/core';
+import { sendHttp, type WireResponse } from '@petstore/core/testing';
+import { petStoreRouter } from '@petstore/express';
+import express from 'express';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createPostgresStorage, migrate } from '../src/index.js';
+import { type PostgresServer, startPostgresServer } from './support/postgres-server.js';
+
+// The outage, for real: a PostgreSQL of its own (stopped and started mid-test, same data dir
+// and port), the API served by Express on 127.0.0.1, and creates under concurrent load.
+
+const API_KEY = 'outage-test-key';
+const WORKERS = 8;
+const MAX_REQUESTS_PER_WORKER = 500;
+const REQUEST_TIMEOUT_MS = 8000; // connectionTimeoutMillis + queryTimeoutMillis + slack: past this, a hang
+const ACKS_BEFORE_STOP = 150;
+const UNAVAILABLE_WHILE_DOWN = 40;
+const MIN_DOWN_MS = 2000;
+const ACKS_AFTER_RECOVERY = 150;
+
+interface Outcome {
+  readonly name: string;
+  readonly status: number | 'hang' | 'network error';
+  readonly at: number;
+  readonly response?: WireResponse;
+}
+
+let db: PostgresServer;
+let storage: PetStorage;
+let http: Server;
+let origin: string;
+let poolErrors = 0;
+
+beforeAll(async () => {
+  // Durable settings (fsync on): acknowledged must mean on disk, as in production.
+  db = await startPostgresServer({ fast: false });
+  await migrate({ connectionString: db.connectionString });
+  storage = createPostgresStorage({
+    connectionString: db.connectionString,
+    connectionTimeoutMillis: 1000,
+    queryTimeoutMillis: 2000,
+    onPoolError: () => {
+      poolErrors += 1;
+    },
+  });
+  const store = createPetStore({ storage, apiKeys: [API_KEY] });
+  http = createServer(express().use('/v1', petStoreRouter(store)));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  http?.closeAllConnections();
+  await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+  await storage?.close();
+  await db?.destroy();
+});
+
+const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> =>
+  Promise.race([work, sleep(ms, 'timeout' as const)]);
+
+async function createPet(name: string): Promise<Outcome> {
+  const sent = withTimeout(
+    sendHttp(origin, {
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, categoryId: 1 }),
+    }),
+    REQUEST_TIMEOUT_MS,
+  ).catch(() => 'network error' as const);
+  const response = await sent;
+  const at = performance.now();
+  if (response === 'timeout') return { name, status: 'hang', at };
+  if (response === 'network error') return { name, status: 'network error', at };
+  return { name, status: response.status, at, response };
+}
+
+it('stopping PostgreSQL mid-load gives 503s, never 500 or a hang; it recovers alone and loses or invents no pet', async () => {
+  const outcomes: Outcome[] = [];
+  let done = false;
+  const testDeadline = performance.now() + 60_000;
+  const count = (predicate: (o: Outcome) => boolean) => outcomes.filter(predicate).length;
+
+  const worker = async (w: number) => {
+    for (
+      let i = 0;
+      i < MAX_REQUESTS_PER_WORKER && !done && performance.now() < testDeadline;
+      i += 1
+    ) {
+      const outcome = await createPet(`w${w}-${i}`);
+      outcomes.push(outcome);
+      // A polite client backs off a little on 503 (bounded loop either way).
+      if (outcome.status === 503) await sleep(25);
+    }
+  };
+  const waitFor = async (what: string, condition: () => boolean, ms: number) => {
+    const until = performance.now() + ms;
+    while (!condition()) {
+      if (performance.now() > until) throw new Error(`timed out waiting for ${what}`);
+      await sleep(10);
+    }
+  };
+
+  const workers = Array.from({ length: WORKERS }, (_, w) => worker(w));
+  let stoppedAt = 0;
+  let startedAt = 0;
+  try {
+    await waitFor(
+      'acks before stop',
+      () => count((o) => o.status === 201) >= ACKS_BEFORE_STOP,
+      20_000,
+    );
+    stoppedAt = performance.now();
+    await db.stop();
+    await waitFor(
+      '503s while down',
+      () =>
+        count((o) => o.status === 503 && o.at > stoppedAt) >= UNAVAILABLE_WHILE_DOWN &&
+        performance.now() - stoppedAt >= MIN_DOWN_MS,
+      10_000,
+    );
+    await db.start();
+    startedAt = performance.now();
+    await waitFor(
+      'first 201 after restart',
+      () => count((o) => o.status === 201 && o.at > startedAt) > 0,
+      15_000,
+    );
+    await waitFor(
+      'acks after recovery',
+      () => count((o) => o.status === 201 && o.at > startedAt) >= ACKS_AFTER_RECOVERY,
+      15_000,
+    );
+  } finally {
+    done = true;
+    await Promise.all(workers);
+  }
+
+  // Every answer was a 201 or a proper 503: no 500, no hang, no dropped connection.
+  const byStatus = new Map<Outcome['status'], number>();
+  for (const o of outcomes) byStatus.set(o.status, (byStatus.get(o.status) ?? 0) + 1);
+  expect([...byStatus.keys()].sort()).toEqual([201, 503]);
+  for (const o of outcomes.filter((x) => x.status === 503)) {
+    expect(o.response?.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+    expect(JSON.parse(o.response?.body ?? '{}')).toMatchObject({
+      code: 'service_unavailable',
+      status: 503,
+    });
+  }
+
+  // What the clients were told, against what PostgreSQL holds (read directly).
+  const acknowledged = new Map<string, number>();
+  for (const o of outcomes.filter((x) => x.status === 201)) {
+    const pet = JSON.parse(o.response?.body ?? '{}') as { id: number; name: string };
+    expect(pet.name).toBe(o.name);
+    acknowledged.set(o.name, pet.id);
+  }
+  const direct = new pg.Client({ connectionString: db.connectionString });
+  await direct.connect();
+  const stored = (
+    await direct.query<{ id: string; name: string }>(
+      'SELECT id::text AS id, name FROM petstore.pets ORDER BY pets.id',
+    )
+  ).rows;
+  await direct.end();
+  const storedNames = stored.map((row) => row.name);
+  expect(new Set(storedNames).size, 'no pet is stored twice').toBe(storedNames.length);
+  expect(
+    stored.filter((row) => !acknowledged.has(row.name)).map((row) => row.name),
+    'no pet exists that was not acknowledged',
+  ).toEqual([]);
+  expect(
+    [...acknowledged.keys()].filter((name) => !storedNames.includes(name)),
+    'every acknowledged pet is stored',
+  ).toEqual([]);
+  for (const row of stored) expect(Number(row.id)).toBe(acknowledged.get(row.name));
+
+  // And readable through the API, by walking the pages.
+  const listed: string[] = [];
+  let path: string | undefined = '/v1/pets?limit=100';
+  for (let page = 0; path !== undefined && page < 100; page += 1) {
+    const res = await sendHttp(origin, {
+      method: 'GET',
+      path,
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
+    expect(res.status).toBe(200);
+    listed.push(...(JSON.parse(res.body) as { name: string }[]).map((pet) => pet.name));
+    path = /<([^>]+)>;\s*rel="next"/.exec(res.headers.link ?? '')?.[1];
+  }
+  expect(listed).toEqual(storedNames);
+
+  const firstAckAfterRestart = Math.min(
+    ...outcomes.filter((o) => o.status === 201 && o.at > startedAt).map((o) => o.at),
+  );
+  const summary = {
+    requests: outcomes.length,
+    acknowledged: acknowledged.size,
+    unavailable503: byStatus.get(503) ?? 0,
+    stored: stored.length,
+    poolErrors,
+    downForSeconds: Number(((startedAt - stoppedAt) / 1000).toFixed(2)),
+    recoveredSecondsAfterStart: Number(((firstAckAfterRestart - startedAt) / 1000).toFixed(3)),
+  };
+  console.info(`outage test: ${JSON.stringify(summary)}`);
+  expect(summary.unavailable503).toBeGreaterThanOrEqual(UNAVAILABLE_WHILE_DOWN);
+}, 90_000);
