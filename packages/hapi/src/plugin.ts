@@ -32,9 +32,6 @@ const withBody: RouteOptions = {
   },
 };
 
-// hapi tries routes of the request's own method before `*` routes, whatever
-// their path: naming the methods keeps a host's `GET /{p*}` or its CORS
-// preflight route from answering under our prefix. HEAD goes to GET routes.
 const ANY_PATH = '/{any*}';
 
 /**
@@ -73,6 +70,9 @@ export const petStorePlugin: Plugin<PetStorePluginOptions> = {
         return h.abandon; // written above, hapi adds nothing
       });
 
+    // hapi tries routes of the request's own method before `*` routes, whatever
+    // their path: naming the methods keeps a host's `GET /{p*}` or its CORS
+    // preflight route from answering under our prefix. HEAD goes to GET routes.
     server.route([
       { method: 'GET', path: ANY_PATH, options: { ...common, handler } },
       {
