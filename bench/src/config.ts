@@ -7,6 +7,8 @@ export interface BenchConfig {
     readonly secondsPerRun: number;
     /** Each side runs this many times, interleaved with the other. */
     readonly rounds: number;
+    /** Smoke runs stop after this many requests (bounded by the seconds above as well). */
+    readonly maxRequestsPerRun?: number;
   };
   readonly core: {
     readonly rounds: number;
@@ -24,6 +26,7 @@ export interface BenchConfig {
     readonly warmupSeconds: number;
     readonly secondsPerRun: number;
     readonly rounds: number;
+    readonly maxRequestsPerRun?: number;
   };
   readonly memoryPets: number;
 }
@@ -39,18 +42,26 @@ export const FULL: BenchConfig = {
 
 export const SMOKE: BenchConfig = {
   mode: 'smoke',
-  http: { connections: 4, warmupSeconds: 0.2, secondsPerRun: 0.3, rounds: 2 },
+  http: { connections: 4, warmupSeconds: 2, secondsPerRun: 2, rounds: 2, maxRequestsPerRun: 100 },
   core: { rounds: 2, secondsPerRound: 0.1, maxCalls: 100_000 },
   pages: { sizes: [1_000, 2_000, 5_000], rounds: 2, memoryBatch: 50, postgresBatch: 10 },
-  postgresCreate: { connections: 4, warmupSeconds: 0.2, secondsPerRun: 0.3, rounds: 2 },
+  postgresCreate: {
+    connections: 4,
+    warmupSeconds: 0.2,
+    secondsPerRun: 0.3,
+    rounds: 2,
+    maxRequestsPerRun: 100,
+  },
   memoryPets: 20_000,
 };
 
 /** Seconds each measurement should take, for the ETA (servers starting, seeding, and so on included). */
 export function plannedSeconds(config: BenchConfig) {
   const { http, core, postgresCreate: pg } = config;
-  const httpRuns = 2 * 2 * (2 * http.rounds * http.secondsPerRun + 2 * http.warmupSeconds);
   const full = config.mode === 'full';
+  const httpRuns = full
+    ? 2 * 2 * (2 * http.rounds * http.secondsPerRun + 2 * http.warmupSeconds)
+    : 3;
   return {
     postgresStart: full ? 4 : 2,
     adapterOverhead: httpRuns + (full ? 6 : 3),

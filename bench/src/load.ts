@@ -8,7 +8,10 @@ export interface LoadSpec {
   readonly headers: Record<string, string>;
   readonly body?: string;
   readonly connections: number;
+  /** Length of the run; with `maxRequests`, the upper bound on it. */
   readonly seconds: number;
+  /** Stop after this many requests (smoke runs: autocannon's own runs last at least a second). */
+  readonly maxRequests?: number | undefined;
 }
 
 export interface LoadResult {
@@ -38,6 +41,7 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
   let times = new Float64Array(1 << 16);
   let count = 0;
   let instance: autocannon.Instance | undefined;
+  const started = performance.now();
   const done = new Promise<autocannon.Result>((resolve, reject) => {
     instance = autocannon(
       {
@@ -46,8 +50,13 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
         headers: spec.headers,
         ...(spec.body === undefined ? {} : { body: spec.body }),
         connections: spec.connections,
-        duration: spec.seconds,
+        // autocannon ignores `duration` when `amount` is set: the timer below bounds such runs.
+        ...(spec.maxRequests === undefined
+          ? { duration: spec.seconds }
+          : { amount: spec.maxRequests }),
         timeout: 10,
+        // autocannon only notices the end of a run on its sampling tick: a short tick ends runs on time.
+        sampleInt: 100,
       },
       (error: unknown, result) => (error ? reject(error) : resolve(result)),
     );
@@ -61,10 +70,15 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
     }
     times[count++] = responseTime;
   });
-  const result = await done;
+  const bound =
+    spec.maxRequests === undefined
+      ? undefined
+      : setTimeout(() => instance?.stop(), spec.seconds * 1000);
+  const result = await done.finally(() => clearTimeout(bound));
+  const elapsedSeconds = (performance.now() - started) / 1000;
   const sorted = times.subarray(0, count).sort();
   return {
-    rps: result['2xx'] / result.duration,
+    rps: result['2xx'] / elapsedSeconds,
     requests: result['2xx'],
     p50Ms: percentileSorted(sorted, 50),
     p99Ms: percentileSorted(sorted, 99),

@@ -19,12 +19,14 @@ export const startServer = (spec: ServerSpec): Promise<BenchChild> =>
 
 const base = (child: BenchChild): string => `http://127.0.0.1:${child.port}`;
 
-export function requestSpec(
-  child: BenchChild,
-  operation: Operation,
-  connections: number,
-  seconds: number,
-): LoadSpec {
+export interface RunBounds {
+  readonly connections: number;
+  readonly seconds: number;
+  readonly maxRequests?: number | undefined;
+}
+
+export function requestSpec(child: BenchChild, operation: Operation, bounds: RunBounds): LoadSpec {
+  const { connections, seconds, maxRequests } = bounds;
   return operation === 'list'
     ? {
         url: base(child) + LIST_PATH,
@@ -32,6 +34,7 @@ export function requestSpec(
         headers: { authorization: AUTHORIZATION },
         connections,
         seconds,
+        maxRequests,
       }
     : {
         url: base(child) + CREATE_PATH,
@@ -40,6 +43,7 @@ export function requestSpec(
         body: CREATE_BODY,
         connections,
         seconds,
+        maxRequests,
       };
 }
 
@@ -115,14 +119,22 @@ export async function measureAdapterOverhead(
   config: BenchConfig,
   progress: Progress,
 ): Promise<AdapterOverhead[]> {
-  const { connections, warmupSeconds, secondsPerRun, rounds } = config.http;
+  const {
+    connections,
+    warmupSeconds,
+    secondsPerRun,
+    rounds,
+    maxRequestsPerRun: maxRequests,
+  } = config.http;
   const results: AdapterOverhead[] = [];
   for (const framework of ['express', 'hapi'] as const) {
     progress.log(
       `adapter overhead: starting ${framework} servers (bare and ours) on the server core`,
     );
-    const bare = await startServer({ kind: `${framework}-bare` });
-    const ours = await startServer({ kind: `${framework}-ours` });
+    const [bare, ours] = await Promise.all([
+      startServer({ kind: `${framework}-bare` }),
+      startServer({ kind: `${framework}-ours` }),
+    ]);
     try {
       await checkSameWork(bare, ours, framework);
       for (const operation of ['list', 'create'] as const) {
@@ -133,7 +145,13 @@ export async function measureAdapterOverhead(
           );
           checked(
             `warm-up ${side}`,
-            await load(requestSpec(sides[side], operation, connections, warmupSeconds)),
+            await load(
+              requestSpec(sides[side], operation, {
+                connections,
+                seconds: warmupSeconds,
+                maxRequests,
+              }),
+            ),
           );
           progress.done(warmupSeconds);
         }
@@ -144,7 +162,13 @@ export async function measureAdapterOverhead(
             const what = `${framework} ${operation} ${side} round ${round}/${rounds}`;
             const result = checked(
               what,
-              await load(requestSpec(sides[side], operation, connections, secondsPerRun)),
+              await load(
+                requestSpec(sides[side], operation, {
+                  connections,
+                  seconds: secondsPerRun,
+                  maxRequests,
+                }),
+              ),
             );
             runs[side].push(result);
             progress.done(secondsPerRun);

@@ -32,7 +32,13 @@ export async function measurePostgresCreate(
   progress: Progress,
   schemas: string[],
 ): Promise<PostgresCreate> {
-  const { connections, warmupSeconds, secondsPerRun, rounds } = config.postgresCreate;
+  const {
+    connections,
+    warmupSeconds,
+    secondsPerRun,
+    rounds,
+    maxRequestsPerRun: maxRequests,
+  } = config.postgresCreate;
   const schema = benchSchema('create');
   schemas.push(schema);
   await seedPostgres(databaseUrl, schema, 0);
@@ -52,7 +58,7 @@ export async function measurePostgresCreate(
     direct = await startChild(DIRECT_ENTRY, [JSON.stringify(directSpec)], { cpu: SERVER_CPU });
     const directChild = direct;
     const runService = (seconds: number) =>
-      load(requestSpec(service, 'create', connections, seconds)).then((r) =>
+      load(requestSpec(service, 'create', { connections, seconds, maxRequests })).then((r) =>
         checked('service create', r),
       );
     const runDirect = async (seconds: number) =>
