@@ -90,6 +90,7 @@ export const errorCases: ConformanceCase[] = [
   notAllowed('DELETE', '/pets/1', 'GET'),
   notAllowed('POST', '/store/orders', 'GET'),
   notAllowed('POST', '/openapi.json', 'GET'),
+  notAllowed('OPTIONS', '/pets', 'GET, POST'),
   outage('listPets', get('/pets')),
   outage('createPet', postPet({ name: 'Rex', categoryId: 1 })),
   outage(
