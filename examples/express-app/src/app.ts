@@ -1,32 +1,32 @@
-import type { PetStorage, PetStore } from '@petstore/core';
+import type { PetStore } from '@petstore/core';
+import type { HostAnswer, HostRoutes } from '@petstore/example-support';
 import { petStoreRouter } from '@petstore/express';
-import express, { type Express } from 'express';
+import express, { type Express, type Response } from 'express';
 
 export interface AppParts {
   readonly store: PetStore;
-  readonly storage: PetStorage;
+  readonly host: HostRoutes;
   /** True once shutdown began: answers then close their connection. */
   readonly stopping: () => boolean;
 }
 
-/** The pet API under /v1, and health checks outside it, without auth. */
-export function createApp({ store, storage, stopping }: AppParts): Express {
+const send = (res: Response, { status, headers, body }: HostAnswer): void => {
+  res.status(status).set(headers).send(body);
+};
+
+/** The pet API under /v1; health checks and a JSON 404 outside it, without auth. */
+export function createApp({ store, host, stopping }: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use((_req, res, next) => {
     if (stopping()) res.setHeader('connection', 'close');
     next();
   });
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  // Ready when the storage answers a one-row page; 503 while it cannot.
-  app.get('/readyz', (_req, res) => {
-    storage.listPets({ limit: 1 }).then(
-      () => res.json({ status: 'ready' }),
-      () => res.status(503).json({ status: 'storage unavailable' }),
-    );
-  });
+  app.get('/healthz', (req, res) => send(res, host.live(req.headers['x-request-id'])));
+  app.get('/readyz', async (req, res) => send(res, await host.ready(req.headers['x-request-id'])));
   app.use('/v1', petStoreRouter(store));
+  app.use((req, res) =>
+    send(res, host.notFound(req.method, req.path, req.headers['x-request-id'])),
+  );
   return app;
 }

@@ -1,54 +1,55 @@
 import Hapi from '@hapi/hapi';
-import type { PetStorage, PetStore } from '@petstore/core';
+import type { PetStore } from '@petstore/core';
+import type { HostAnswer, HostRoutes } from '@petstore/example-support';
 import { petStorePlugin } from '@petstore/hapi';
-import type { Logger } from 'pino';
 
 export interface ServerParts {
   readonly store: PetStore;
-  readonly storage: PetStorage;
+  /** /healthz, /readyz and the 404 outside /v1. */
+  readonly routes: HostRoutes;
   readonly host: string;
   readonly port: number;
-  /** One JSON line per answered request; omitted in tests that do not care. */
-  readonly logger?: Logger;
 }
 
-/** The pet API under /v1, and health checks outside it, without auth. */
+const reply = (h: Hapi.ResponseToolkit, { status, headers, body }: HostAnswer) => {
+  const response = h.response(body).code(status);
+  for (const [name, value] of Object.entries(headers)) response.header(name, value);
+  return response;
+};
+
+/** The pet API under /v1; health checks and a JSON 404 outside it, without auth. */
 export async function createServer({
   store,
-  storage,
+  routes,
   host,
   port,
-  logger,
 }: ServerParts): Promise<Hapi.Server> {
   const server = Hapi.server({ host, port });
-  server.route({ method: 'GET', path: '/healthz', handler: () => ({ status: 'ok' }) });
-  // Ready when the storage answers a one-row page; 503 while it cannot.
+  // Node gives a header as a string (or a list); hapi types the map loosely.
+  const requestId = (request: Hapi.Request): string | undefined => {
+    const sent: unknown = request.headers['x-request-id'];
+    return typeof sent === 'string' ? sent : undefined;
+  };
+  server.route({
+    method: 'GET',
+    path: '/healthz',
+    handler: (request, h) => reply(h, routes.live(requestId(request))),
+  });
   server.route({
     method: 'GET',
     path: '/readyz',
-    handler: (_request, h) =>
-      storage.listPets({ limit: 1 }).then(
-        () => ({ status: 'ready' }),
-        () => h.response({ status: 'storage unavailable' }).code(503),
-      ),
+    handler: async (request, h) => reply(h, await routes.ready(requestId(request))),
+  });
+  // Less specific than the plugin's routes under /v1, so it only gets what nothing else takes.
+  server.route({
+    method: '*',
+    path: '/{any*}',
+    handler: (request, h) =>
+      reply(h, routes.notFound(request.method.toUpperCase(), request.path, requestId(request))),
   });
   await server.register(
     { plugin: petStorePlugin, options: { store } },
     { routes: { prefix: '/v1' } },
   );
-  if (logger !== undefined) {
-    // The plugin writes its answers itself (`request.response` is not a hapi
-    // response there), so status and request id come from the raw response.
-    server.events.on('response', (request) => {
-      const res = request.raw.res;
-      logger.info({
-        method: request.method.toUpperCase(),
-        url: request.raw.req.url,
-        status: res.statusCode,
-        requestId: res.getHeader('x-request-id'),
-        ms: (request.info.completed || Date.now()) - request.info.received,
-      });
-    });
-  }
   return server;
 }

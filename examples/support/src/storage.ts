@@ -1,6 +1,7 @@
 import type { PetStatus, PetStorage } from '@petstore/core';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import type { AppConfig } from './config.js';
+import type { Logger } from './logging.js';
 
 export interface OpenedStorage {
   readonly storage: PetStorage;
@@ -8,19 +9,39 @@ export interface OpenedStorage {
   readonly description: string;
 }
 
+/** How long start-up waits for PostgreSQL before giving up. */
+const MIGRATE_CONNECT_TIMEOUT_MS = 5000;
+
 /**
  * In memory unless DATABASE_URL is set. The PostgreSQL package (and `pg`) is
  * only loaded when it is used; its migrations run first (idempotent, and safe
- * with several instances starting at once).
+ * with several instances starting at once). A database that cannot be reached
+ * at start fails the start: better a clear exit than a service that is never ready.
  */
-export async function openStorage(config: Pick<AppConfig, 'databaseUrl'>): Promise<OpenedStorage> {
+export async function openStorage(
+  config: Pick<AppConfig, 'databaseUrl'>,
+  logger?: Logger,
+): Promise<OpenedStorage> {
   const connectionString = config.databaseUrl;
   if (connectionString === undefined) {
     return { storage: createMemoryStorage(), description: 'in-memory (data is lost on exit)' };
   }
   const { createPostgresStorage, migrate } = await import('@petstore/storage-postgres');
-  await migrate({ connectionString });
-  return { storage: createPostgresStorage({ connectionString }), description: 'PostgreSQL' };
+  try {
+    await migrate({ connectionString, connectionTimeoutMillis: MIGRATE_CONNECT_TIMEOUT_MS });
+  } catch (error) {
+    // pg's messages name the host and port, never the password in the URL.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot migrate the PostgreSQL database at DATABASE_URL: ${reason}`, {
+      cause: error,
+    });
+  }
+  const storage = createPostgresStorage({
+    connectionString,
+    // The pool already dropped the connection and reconnects on the next query.
+    onPoolError: (error) => logger?.warn({ reason: error.message }, 'PostgreSQL connection lost'),
+  });
+  return { storage, description: 'PostgreSQL' };
 }
 
 const NAMES = ['Rex', 'Tom', 'Bella', 'Max', 'Luna', 'Charlie', 'Milo', 'Daisy'];

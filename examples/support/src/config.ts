@@ -12,6 +12,8 @@ export interface AppConfig {
   readonly seedPets: number;
   /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
   readonly shutdownTimeoutMs: number;
+  /** Lowest pino level written to stdout. */
+  readonly logLevel: LogLevel;
 }
 
 export type ConfigResult =
@@ -21,6 +23,17 @@ export type ConfigResult =
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export const MAX_SEED_PETS = 1000;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+// Wrapped in an object: a bare level is a string, which `check` below reads as an error.
+const logLevel = (text: string): { readonly level: LogLevel } | string => {
+  const level = LOG_LEVELS.find((name) => name === text.toLowerCase());
+  return level === undefined
+    ? `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(text)}`
+    : { level };
+};
 
 /** RFC 6750 b64token: anything else could never arrive in `Authorization: Bearer <key>`. */
 const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -84,12 +97,14 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
   const shutdownTimeoutMs = check(
     integer('SHUTDOWN_TIMEOUT_MS', read('SHUTDOWN_TIMEOUT_MS') ?? '10000', 0, 600_000),
   );
+  const level = check(logLevel(read('LOG_LEVEL') ?? 'info'))?.level;
 
   if (
     errors.length > 0 ||
     port === undefined ||
     seedPets === undefined ||
-    shutdownTimeoutMs === undefined
+    shutdownTimeoutMs === undefined ||
+    level === undefined
   ) {
     return { ok: false, errors };
   }
@@ -103,6 +118,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
       databaseUrl: url,
       seedPets,
       shutdownTimeoutMs,
+      logLevel: level,
     },
   };
 }

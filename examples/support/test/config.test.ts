@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       seedPets: 0,
       shutdownTimeoutMs: 10_000,
+      logLevel: 'info',
     });
   });
 
@@ -37,6 +38,7 @@ describe('loadConfig', () => {
         DATABASE_URL: 'postgres://user:secret@127.0.0.1:5432/pets',
         SEED_PETS: '5',
         SHUTDOWN_TIMEOUT_MS: '2500',
+        LOG_LEVEL: 'DEBUG',
       }),
     );
     expect(config).toEqual({
@@ -47,6 +49,7 @@ describe('loadConfig', () => {
       databaseUrl: 'postgres://user:secret@127.0.0.1:5432/pets',
       seedPets: 5,
       shutdownTimeoutMs: 2500,
+      logLevel: 'debug',
     });
     expect(configOf(loadConfig({ API_KEYS: '', PORT: '', DATABASE_URL: ' ' })).keyGenerated).toBe(
       true,
@@ -89,6 +92,13 @@ describe('loadConfig', () => {
     ]);
     expect(errorsOf(loadConfig({ SHUTDOWN_TIMEOUT_MS: 'soon' }))).toEqual([
       'SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000, got "soon"',
+    ]);
+  });
+
+  it('accepts the pino levels for LOG_LEVEL, and nothing else', () => {
+    expect(configOf(loadConfig({ LOG_LEVEL: 'silent' })).logLevel).toBe('silent');
+    expect(errorsOf(loadConfig({ LOG_LEVEL: 'verbose' }))).toEqual([
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
     ]);
   });
 

@@ -1,0 +1,34 @@
+import type { AddressInfo } from 'node:net';
+import type { AppConfig } from './config.js';
+
+/** An address a browser or curl on this machine can use, even when bound to every interface. */
+export function urlHost({ address, family }: AddressInfo): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return family === 'IPv6' ? `[${address}]` : address;
+}
+
+export interface BannerFacts {
+  readonly address: AddressInfo;
+  readonly basePath: string;
+  readonly storage: string;
+  readonly seeded: number;
+  readonly config: Pick<AppConfig, 'apiKeys' | 'keyGenerated'>;
+}
+
+/**
+ * The start-up lines, plain text for a human (and for the tests, which read the URL and the
+ * key from them). A generated key is shown here, once; keys from API_KEYS never are.
+ */
+export function bannerLines({ address, basePath, storage, seeded, config }: BannerFacts): string[] {
+  const url = `http://${urlHost(address)}:${address.port}${basePath}`;
+  const key = config.keyGenerated ? config.apiKeys[0] : '$API_KEY';
+  return [
+    `pet store listening on ${url}`,
+    `storage: ${storage}${seeded > 0 ? `, ${seeded} demo pets created` : ''}`,
+    config.keyGenerated
+      ? `API key (generated, shown once; set API_KEYS to choose your own): ${key}`
+      : `API keys: ${config.apiKeys.length} from API_KEYS`,
+    `try: curl -H "Authorization: Bearer ${key}" ${url}/pets`,
+  ];
+}

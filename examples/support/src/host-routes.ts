@@ -1,0 +1,120 @@
+import { isStorageUnavailable, type PetStorage } from '@petstore/core';
+import { type Logger, logRequest } from './logging.js';
+import { requestIdOf } from './request-id.js';
+
+/** A host-route answer, for the app to write with its framework. */
+export interface HostAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+type RequestIdHeader = string | readonly string[] | undefined;
+
+/** What the apps serve outside the API's base path, without auth and without the core. */
+export interface HostRoutes {
+  /** `GET /healthz`: the process is alive and serving. */
+  live(requestIdHeader: RequestIdHeader): HostAnswer;
+  /** `GET /readyz`: 200 when the storage answers a one-row page in time, else 503. */
+  ready(requestIdHeader: RequestIdHeader): Promise<HostAnswer>;
+  /** Any other path outside the API: the core's 404 body, so every answer looks alike. */
+  notFound(method: string, path: string, requestIdHeader: RequestIdHeader): HostAnswer;
+}
+
+export interface HostRoutesOptions {
+  readonly storage: PetStorage;
+  readonly logger: Logger;
+  /** True once shutdown began: not ready for new work any more. */
+  readonly stopping: () => boolean;
+  /** Longest wait for the storage's answer. Default 2000. */
+  readonly timeoutMs?: number;
+}
+
+export const DEFAULT_READY_TIMEOUT_MS = 2000;
+
+const TIMED_OUT = Symbol('timed out');
+
+function answer(status: number, requestId: string, body: object): HostAnswer {
+  return {
+    status,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-request-id': requestId,
+    },
+    body: JSON.stringify(body),
+  };
+}
+
+/**
+ * Health checks and the 404 outside the API. Probes come every few seconds, so a passing one
+ * is logged at debug; a failing readiness check at warn, with the reason.
+ */
+export function createHostRoutes({
+  storage,
+  logger,
+  stopping,
+  timeoutMs = DEFAULT_READY_TIMEOUT_MS,
+}: HostRoutesOptions): HostRoutes {
+  const log = (
+    method: string,
+    route: string | undefined,
+    started: number,
+    result: HostAnswer,
+    requestId: string,
+    reason?: string,
+  ): HostAnswer => {
+    const durationMs = performance.now() - started;
+    const line = { method, route, status: result.status, durationMs, requestId };
+    if (result.status === 200) logger.debug(line, 'request');
+    else logRequest(logger, { ...line, reason });
+    return result;
+  };
+
+  /** Why the storage is not ready, or undefined when it answered in time. */
+  const probe = async (): Promise<string | undefined> => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+      timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+    });
+    try {
+      const result = await Promise.race([storage.listPets({ limit: 1 }), deadline]);
+      return result === TIMED_OUT ? `no answer within ${timeoutMs} ms` : undefined;
+    } catch (error) {
+      // An outage is expected here; anything else is a bug worth its stack.
+      if (!isStorageUnavailable(error)) logger.error({ err: error }, 'readiness probe failed');
+      return error instanceof Error ? error.message : String(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return {
+    live(header) {
+      const started = performance.now();
+      const requestId = requestIdOf(header);
+      return log('GET', '/healthz', started, answer(200, requestId, { status: 'ok' }), requestId);
+    },
+    async ready(header) {
+      const started = performance.now();
+      const requestId = requestIdOf(header);
+      if (stopping()) {
+        const result = answer(503, requestId, { status: 'stopping' });
+        return log('GET', '/readyz', started, result, requestId);
+      }
+      const problem = await probe();
+      const result =
+        problem === undefined
+          ? answer(200, requestId, { status: 'ready' })
+          : answer(503, requestId, { status: 'unavailable' });
+      return log('GET', '/readyz', started, result, requestId, problem);
+    },
+    notFound(method, path, header) {
+      const started = performance.now();
+      const requestId = requestIdOf(header);
+      // JSON.stringify escapes whatever the path holds; the log gets no path at all, like the core's.
+      const body = { code: 'not_found', message: `No route for ${path}.`, status: 404 };
+      return log(method, undefined, started, answer(404, requestId, body), requestId);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import type { AddressInfo } from 'node:net';
+import { createPetStore, type PetStore } from '@petstore/core';
+import { bannerLines } from './banner.js';
+import { type AppConfig, type Env, loadConfig } from './config.js';
+import { createHostRoutes, type HostRoutes } from './host-routes.js';
+import { createLogger, type Logger, loggingHooks } from './logging.js';
+import { type Drain, handleShutdownSignals } from './shutdown.js';
+import { openStorage, seedPets } from './storage.js';
+
+/** Where the pet API is mounted in both example apps. */
+export const BASE_PATH = '/v1';
+
+/** What an app's framework code is given to build its server from. */
+export interface ServiceParts {
+  readonly config: AppConfig;
+  readonly store: PetStore;
+  /** /healthz, /readyz and the 404 outside the base path. */
+  readonly host: HostRoutes;
+  readonly logger: Logger;
+  /** True once shutdown began (answers may then close their connection). */
+  readonly stopping: () => boolean;
+}
+
+/** What it hands back once listening. */
+export interface Serving {
+  readonly address: AddressInfo;
+  readonly drain: Drain;
+}
+
+/**
+ * Everything an example app does apart from its framework: config, logger, storage, the core
+ * with logging hooks, the banner, and graceful shutdown. `serve` builds and starts the server.
+ * Bad configuration or a failed start prints a line on stderr and exits 1.
+ */
+export async function runService(
+  serve: (parts: ServiceParts) => Promise<Serving>,
+  env: Env = process.env,
+): Promise<void> {
+  const loaded = loadConfig(env);
+  if (!loaded.ok) {
+    for (const error of loaded.errors) console.error(`config: ${error}`);
+    process.exitCode = 1;
+    return;
+  }
+  const config = loaded.config;
+  try {
+    const logger = createLogger(config.logLevel);
+    const { storage, description } = await openStorage(config, logger);
+    const seeded = await seedPets(storage, config.seedPets);
+    const store = createPetStore({
+      storage,
+      apiKeys: config.apiKeys,
+      basePath: BASE_PATH,
+      hooks: loggingHooks(logger),
+    });
+    let stopping = (): boolean => false;
+    const host = createHostRoutes({ storage, logger, stopping: () => stopping() });
+    const { address, drain } = await serve({
+      config,
+      store,
+      host,
+      logger,
+      stopping: () => stopping(),
+    });
+    const facts = { address, basePath: BASE_PATH, storage: description, seeded, config };
+    for (const line of bannerLines(facts)) console.log(line);
+    stopping = handleShutdownSignals({
+      drain,
+      close: () => storage.close(),
+      timeoutMs: config.shutdownTimeoutMs,
+      logger,
+    });
+  } catch (error) {
+    console.error('start-up failed:', error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+}

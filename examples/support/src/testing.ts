@@ -1,0 +1,19 @@
+export {
+  createTestDatabase,
+  refusedPort,
+  type TcpProxy,
+  type TestDatabase,
+  tcpProxy,
+} from './testing/network.js';
+export {
+  APP_ENV_NAMES,
+  type HalfSentRequest,
+  halfSentPost,
+  killStartedApps,
+  type ListeningApp,
+  type LogLine,
+  type StartedApp,
+  startApp,
+  startListening,
+} from './testing/process.js';
+export { describeExampleApp, type ExampleAppSuiteOptions } from './testing/suite.js';

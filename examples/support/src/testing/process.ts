@@ -1,0 +1,186 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { request } from 'node:http';
+
+/** Every variable the apps read: cleared from the inherited environment so tests set their own. */
+export const APP_ENV_NAMES = [
+  'PORT',
+  'HOST',
+  'API_KEYS',
+  'DATABASE_URL',
+  'SEED_PETS',
+  'SHUTDOWN_TIMEOUT_MS',
+  'LOG_LEVEL',
+] as const;
+
+const WAIT_MS = 15_000;
+
+/** One parsed pino line. */
+export type LogLine = Readonly<Record<string, unknown>>;
+
+export interface StartedApp {
+  readonly child: ChildProcess;
+  /** stdout and stderr so far, interleaved as they arrived. */
+  output(): string;
+  /** The JSON lines of the output (the log), parsed. */
+  logLines(): LogLine[];
+  readonly exited: Promise<number | null>;
+  /** Resolves with the first group (or the match) once the output shows `pattern`; 15 s at most. */
+  waitFor(pattern: RegExp): Promise<string>;
+  /** Resolves with the first log line that `matches`; 15 s at most. */
+  waitForLog(matches: (line: LogLine) => boolean): Promise<LogLine>;
+  signal(name: NodeJS.Signals): void;
+}
+
+export interface ListeningApp extends StartedApp {
+  /** `http://127.0.0.1:<port>/v1`, from the banner. */
+  readonly url: string;
+  readonly origin: string;
+  /** The generated key from the banner, or `$API_KEY` when API_KEYS was set. */
+  readonly key: string;
+}
+
+const spawned: ChildProcess[] = [];
+
+const parseLine = (line: string): LogLine | undefined => {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(line) as LogLine;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Runs an app's `src/main.ts` as a real process, as `pnpm start` does (tsx, source
+ * condition), on 127.0.0.1 and a port the system picks.
+ */
+export function startApp(appDir: string, env: Readonly<Record<string, string>>): StartedApp {
+  const base = { ...process.env };
+  for (const name of APP_ENV_NAMES) delete base[name];
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@petstore/source', 'src/main.ts'],
+    {
+      cwd: appDir,
+      env: { ...base, PORT: '0', HOST: '127.0.0.1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  spawned.push(child);
+  let text = '';
+  const waiters = new Set<() => void>();
+  const onData = (chunk: Buffer): void => {
+    text += chunk.toString('utf8');
+    for (const wake of [...waiters]) wake();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      for (const wake of [...waiters]) wake();
+      resolve(code);
+    }),
+  );
+  const logLines = (): LogLine[] =>
+    text.split('\n').flatMap((line) => {
+      const parsed = parseLine(line);
+      return parsed === undefined ? [] : [parsed];
+    });
+
+  /** Polls `find` on every new output until it gives a value, the child exits, or time runs out. */
+  const waitUntil = <T>(find: () => T | undefined, what: string): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no ${what} within ${WAIT_MS} ms in:\n${text}`));
+      }, WAIT_MS);
+      const check = (): void => {
+        const found = find();
+        if (found !== undefined) {
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          waiters.delete(check);
+          clearTimeout(timer);
+          reject(
+            new Error(`exited (${child.exitCode ?? child.signalCode}) before ${what}:\n${text}`),
+          );
+        }
+      };
+      waiters.add(check);
+      check();
+    });
+
+  return {
+    child,
+    output: () => text,
+    logLines,
+    exited,
+    waitFor: (pattern) =>
+      waitUntil(() => {
+        const match = pattern.exec(text);
+        return match === null ? undefined : (match[1] ?? match[0]);
+      }, String(pattern)),
+    waitForLog: (matches) => waitUntil(() => logLines().find(matches), 'matching log line'),
+    signal: (name) => {
+      if (child.pid !== undefined) process.kill(child.pid, name);
+    },
+  };
+}
+
+/** Starts the app and waits for the banner's URL and key. */
+export async function startListening(
+  appDir: string,
+  env: Readonly<Record<string, string>>,
+): Promise<ListeningApp> {
+  const started = startApp(appDir, env);
+  const url = await started.waitFor(/listening on (http:\/\/\S+\/v1)/);
+  const key = await started.waitFor(/Bearer (\S+)" /);
+  return { ...started, url, origin: new URL(url).origin, key };
+}
+
+/** SIGKILLs the apps this module started that still run: by their own PID, nothing else. */
+export function killStartedApps(): void {
+  for (const child of spawned.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      process.kill(child.pid, 'SIGKILL');
+    }
+  }
+}
+
+export interface HalfSentRequest {
+  /** Sends the rest of the body and ends the request. */
+  finish(rest: string): void;
+  /** The answer, once it is complete. */
+  readonly answer: Promise<{ readonly status: number | undefined; readonly body: string }>;
+  /** The error code (ECONNRESET...) if the connection is cut instead. */
+  readonly failed: Promise<string>;
+}
+
+/** A JSON POST whose body is sent only in part, to have a request in flight on demand. */
+export function halfSentPost(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  firstPart: string,
+): HalfSentRequest {
+  const req = request(url, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', connection: 'keep-alive' },
+    agent: false,
+  });
+  const answer = new Promise<{ status: number | undefined; body: string }>((resolve) => {
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+      });
+      res.on('end', () => resolve({ status: res.statusCode, body }));
+    });
+  });
+  const failed = new Promise<string>((resolve) =>
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message)),
+  );
+  req.write(firstPart);
+  return { finish: (rest) => req.end(rest), answer, failed };
+}

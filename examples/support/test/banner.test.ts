@@ -1,0 +1,49 @@
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { bannerLines, urlHost } from '../src/banner.js';
+
+const at = (address: string, family: string, port = 3000): AddressInfo => ({
+  address,
+  family,
+  port,
+});
+
+describe('the start-up banner', () => {
+  it('prints a URL curl can use, even when bound to every interface', () => {
+    expect(urlHost(at('127.0.0.1', 'IPv4'))).toBe('127.0.0.1');
+    expect(urlHost(at('0.0.0.0', 'IPv4'))).toBe('127.0.0.1');
+    expect(urlHost(at('::', 'IPv6'))).toBe('[::1]');
+    expect(urlHost(at('::1', 'IPv6'))).toBe('[::1]');
+  });
+
+  it('shows a generated key once, in the key line and the curl hint', () => {
+    const lines = bannerLines({
+      address: at('127.0.0.1', 'IPv4', 4321),
+      basePath: '/v1',
+      storage: 'in-memory (data is lost on exit)',
+      seeded: 2,
+      config: { apiKeys: ['gen-key'], keyGenerated: true },
+    });
+    expect(lines).toEqual([
+      'pet store listening on http://127.0.0.1:4321/v1',
+      'storage: in-memory (data is lost on exit), 2 demo pets created',
+      'API key (generated, shown once; set API_KEYS to choose your own): gen-key',
+      'try: curl -H "Authorization: Bearer gen-key" http://127.0.0.1:4321/v1/pets',
+    ]);
+  });
+
+  it('never prints keys from API_KEYS', () => {
+    const lines = bannerLines({
+      address: at('::1', 'IPv6', 80),
+      basePath: '/v1',
+      storage: 'PostgreSQL',
+      seeded: 0,
+      config: { apiKeys: ['mine', 'yours'], keyGenerated: false },
+    });
+    expect(lines.join('\n')).not.toMatch(/mine|yours/);
+    expect(lines).toContain('API keys: 2 from API_KEYS');
+    expect(lines).toContain(
+      'try: curl -H "Authorization: Bearer $API_KEY" http://[::1]:80/v1/pets',
+    );
+  });
+});

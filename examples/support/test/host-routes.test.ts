@@ -1,0 +1,140 @@
+import { type PetStorage, StorageUnavailableError } from '@petstore/core';
+import { createMemoryStorage } from '@petstore/storage-memory';
+import { describe, expect, it } from 'vitest';
+import { createHostRoutes } from '../src/host-routes.js';
+import { capturedLogger } from './captured-logger.js';
+
+/** The memory storage with `listPets` replaced: the probe is all these tests exercise. */
+const storageWhoseListPets = (listPets: PetStorage['listPets']): PetStorage => ({
+  ...createMemoryStorage(),
+  listPets,
+});
+
+const notStopping = () => false;
+
+describe('host routes', () => {
+  it('answers live with 200 and the client request id, logged at debug', () => {
+    const { logger, lines } = capturedLogger();
+    const host = createHostRoutes({
+      storage: createMemoryStorage(),
+      logger,
+      stopping: notStopping,
+    });
+    const answer = host.live('abc-123');
+    expect(answer).toEqual({
+      status: 200,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-request-id': 'abc-123',
+      },
+      body: '{"status":"ok"}',
+    });
+    expect(lines).toMatchObject([
+      { level: 20, msg: 'request', route: '/healthz', status: 200, requestId: 'abc-123' },
+    ]);
+  });
+
+  it('replaces a request id that is not 1 to 128 visible ASCII characters', () => {
+    const { logger } = capturedLogger();
+    const host = createHostRoutes({
+      storage: createMemoryStorage(),
+      logger,
+      stopping: notStopping,
+    });
+    for (const sent of ['has space', 'x'.repeat(129), '', ['a', 'b'], undefined]) {
+      expect(host.live(sent).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    expect(host.live('x'.repeat(128)).headers['x-request-id']).toBe('x'.repeat(128));
+  });
+
+  it('is ready when the storage answers a one-row page', async () => {
+    const { logger } = capturedLogger();
+    const asked: unknown[] = [];
+    const storage = storageWhoseListPets(async (query) => {
+      asked.push(query);
+      return [];
+    });
+    const host = createHostRoutes({ storage, logger, stopping: notStopping });
+    const answer = await host.ready(undefined);
+    expect([answer.status, answer.body]).toEqual([200, '{"status":"ready"}']);
+    expect(asked).toEqual([{ limit: 1 }]);
+  });
+
+  it('is not ready (503) when the storage is unavailable, logged at warn with the reason', async () => {
+    const { logger, lines } = capturedLogger();
+    const storage = storageWhoseListPets(() =>
+      Promise.reject(new StorageUnavailableError('connect ECONNREFUSED 127.0.0.1:5432')),
+    );
+    const host = createHostRoutes({ storage, logger, stopping: notStopping });
+    const answer = await host.ready('r-1');
+    expect([answer.status, answer.body]).toEqual([503, '{"status":"unavailable"}']);
+    expect(lines).toMatchObject([
+      {
+        level: 40,
+        route: '/readyz',
+        status: 503,
+        requestId: 'r-1',
+        reason: 'connect ECONNREFUSED 127.0.0.1:5432',
+      },
+    ]);
+  });
+
+  it('is not ready when the storage does not answer in time, and does not wait longer', async () => {
+    const { logger, lines } = capturedLogger();
+    const storage = storageWhoseListPets(() => new Promise(() => undefined));
+    const host = createHostRoutes({ storage, logger, stopping: notStopping, timeoutMs: 50 });
+    const started = performance.now();
+    const answer = await host.ready(undefined);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(answer.status).toBe(503);
+    expect(lines[0]).toMatchObject({ reason: 'no answer within 50 ms' });
+  });
+
+  it('reports a storage bug (not an outage) at error with its stack, and is not ready', async () => {
+    const { logger, lines } = capturedLogger();
+    const storage = storageWhoseListPets(() => Promise.reject(new TypeError('bug in storage')));
+    const host = createHostRoutes({ storage, logger, stopping: notStopping });
+    expect((await host.ready(undefined)).status).toBe(503);
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      msg: 'readiness probe failed',
+      err: {
+        type: 'TypeError',
+        message: 'bug in storage',
+        stack: expect.stringContaining('TypeError'),
+      },
+    });
+  });
+
+  it('is not ready once shutdown began, without asking the storage', async () => {
+    const { logger } = capturedLogger();
+    let asked = 0;
+    const storage = storageWhoseListPets(async () => {
+      asked += 1;
+      return [];
+    });
+    const host = createHostRoutes({ storage, logger, stopping: () => true });
+    const answer = await host.ready(undefined);
+    expect([answer.status, answer.body, asked]).toEqual([503, '{"status":"stopping"}', 0]);
+  });
+
+  it("answers other paths with the core's 404 body, logged at info without the path", () => {
+    const { logger, lines } = capturedLogger('info');
+    const host = createHostRoutes({
+      storage: createMemoryStorage(),
+      logger,
+      stopping: notStopping,
+    });
+    const answer = host.notFound('DELETE', '/nothing/"here"', 'nf-1');
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body)).toEqual({
+      code: 'not_found',
+      message: 'No route for /nothing/"here".',
+      status: 404,
+    });
+    expect(answer.headers['x-request-id']).toBe('nf-1');
+    expect(lines).toMatchObject([{ level: 30, method: 'DELETE', status: 404, requestId: 'nf-1' }]);
+    expect(JSON.stringify(lines)).not.toContain('nothing');
+  });
+});
