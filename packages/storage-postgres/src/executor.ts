@@ -2,7 +2,7 @@ import { StorageUnavailableError } from '@petstore/core';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { int8Types } from './int8.js';
 import type { ResolvedTimeouts } from './options.js';
-import { toStorageError } from './unavailable.js';
+import { isStaleConnection, toStorageError } from './unavailable.js';
 
 /** pg honours `query_timeout` on a query config; @types/pg leaves it out. */
 interface TimedQueryConfig extends QueryConfig<unknown[]> {
@@ -14,6 +14,10 @@ interface TimedQueryConfig extends QueryConfig<unknown[]> {
 // giving up leaves the outcome unknown. Either way the caller gets a rejection, never a success.
 const GRACE_MILLIS = 1000;
 
+// A server restart leaves every idle pooled connection dead at once; each one the pool hands
+// out before its error event has been processed costs one attempt.
+const STALE_RETRIES = 3;
+
 /** Runs statements: one on its own, or several in one transaction. */
 export interface Queryable {
   rows<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
@@ -21,6 +25,12 @@ export interface Queryable {
 
 /** One parameterised statement at a time, or a transaction, with timeouts and error mapping. */
 export interface Executor extends Queryable {
+  /**
+   * For statements that change nothing: when the pool hands out a connection the server has
+   * already ended, run it again on another one (within the same time bound). Writes never
+   * retry: whether a write that failed mid-flight committed is unknown.
+   */
+  read<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
   /** BEGIN, `body`, COMMIT on one connection; resolves only once COMMIT has succeeded. */
   transaction<T>(body: (tx: Queryable) => Promise<T>): Promise<T>;
 }
@@ -43,21 +53,36 @@ export function createExecutor(
     if (isClosed()) throw unavailable('storage is closed');
   };
 
-  return {
-    async rows<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
-      ensureOpen();
-      // The overall bound holds even for a host pool configured without any timeouts.
-      const bound = connectionTimeoutMillis + queryTimeoutMillis + 2 * GRACE_MILLIS;
+  async function run<Row extends QueryResultRow>(
+    text: string,
+    values: unknown[],
+    retries: number,
+  ): Promise<Row[]> {
+    ensureOpen();
+    // The overall bound holds even for a host pool configured without any timeouts.
+    const deadline =
+      performance.now() + connectionTimeoutMillis + queryTimeoutMillis + 2 * GRACE_MILLIS;
+    for (let attempt = 0; ; attempt += 1) {
       try {
         const work = pool.query<Row>(config(text, values));
-        const result = await withDeadline(work, bound, () =>
+        const left = deadline - performance.now();
+        const result = await withDeadline(work, left, () =>
           unavailable('PostgreSQL did not answer in time'),
         );
         return result.rows;
       } catch (error) {
-        throw toStorageError(error, retryAfterSeconds);
+        const retry = attempt < retries && isStaleConnection(error) && !isClosed();
+        if (!retry || performance.now() >= deadline) throw toStorageError(error, retryAfterSeconds);
       }
-    },
+    }
+  }
+
+  return {
+    rows: <Row extends QueryResultRow>(text: string, values: unknown[]) =>
+      run<Row>(text, values, 0),
+
+    read: <Row extends QueryResultRow>(text: string, values: unknown[]) =>
+      run<Row>(text, values, STALE_RETRIES),
 
     async transaction<T>(body: (tx: Queryable) => Promise<T>): Promise<T> {
       ensureOpen();

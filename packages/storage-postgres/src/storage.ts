@@ -54,7 +54,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
     },
 
     async getPet(id: number): Promise<Pet | undefined> {
-      const [row] = await run.rows<PetRow>(queries.selectPet, [id]);
+      const [row] = await run.read<PetRow>(queries.selectPet, [id]);
       return row === undefined ? undefined : toPet(row);
     },
 
@@ -62,8 +62,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
       const afterId = query.afterId ?? 0;
       const rows =
         query.status === undefined
-          ? await run.rows<PetRow>(queries.pageOfPets, [afterId, query.limit])
-          : await run.rows<PetRow>(queries.pageOfPetsByStatus, [
+          ? await run.read<PetRow>(queries.pageOfPets, [afterId, query.limit])
+          : await run.read<PetRow>(queries.pageOfPetsByStatus, [
               afterId,
               query.status,
               query.limit,
@@ -78,7 +78,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
     },
 
     async listOrders(query: PageQuery): Promise<Order[]> {
-      const rows = await run.rows<OrderRow>(queries.pageOfOrders, [
+      const rows = await run.read<OrderRow>(queries.pageOfOrders, [
         query.afterId ?? 0,
         query.limit,
       ]);

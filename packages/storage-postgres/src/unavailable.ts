@@ -40,6 +40,24 @@ const codeOf = (error: object): string | undefined => {
   return typeof code === 'string' ? code : undefined;
 };
 
+// A connection that was alive when the pool handed it out and turned out dead: the server
+// ended the session (restart, pg_terminate_backend, idle timeout) before the client noticed.
+const STALE_CONNECTION_CODES = new Set(['57P01', '57P02', 'ECONNRESET', 'EPIPE']);
+const STALE_CONNECTION_MESSAGES = ['Connection terminated unexpectedly', 'is not queryable'];
+
+/**
+ * True when `error` says the pooled connection was already dead, so the same read on a fresh
+ * connection may well succeed. Refused or timed-out connections are not stale: the server is
+ * down or slow, and asking again at once would only double the wait.
+ */
+export function isStaleConnection(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = codeOf(error);
+  if (code !== undefined && STALE_CONNECTION_CODES.has(code)) return true;
+  const message: unknown = Reflect.get(error, 'message');
+  return typeof message === 'string' && STALE_CONNECTION_MESSAGES.some((m) => message.includes(m));
+}
+
 /** True when `error` means the database could not be reached or did not answer in time. */
 export function isUnavailable(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 5) return false;

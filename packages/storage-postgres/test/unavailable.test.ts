@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, migrate } from '../src/index.js';
 import { isUnavailable } from '../src/unavailable.js';
 import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
-import { refusedPort, silentServer } from './support/servers.js';
+import { refusedPort, silentServer, tcpProxy } from './support/servers.js';
 
 const admin = hostPool();
 const schema = uniqueSchema('outage');
@@ -183,6 +183,40 @@ describe('terminated connections', () => {
     expect(poolErrors[0]).toMatchObject({ code: '57P01' });
     expect(await storage.listPets({ limit: 1 })).toBeInstanceOf(Array);
     await storage.close();
+  });
+
+  it('pooled connections lost without a word: reads retry on a fresh connection, writes report 503', async () => {
+    const upstream = new URL(postgresUrl());
+    const proxy = await tcpProxy(upstream.hostname, Number(upstream.port || 5432));
+    const viaProxy = new URL(upstream);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const storage = createPostgresStorage({ connectionString: viaProxy.href, schema });
+    try {
+      const open = () => Promise.all([1, 2, 3].map(() => storage.listPets({ limit: 1 })));
+      await open(); // a few idle pooled connections
+      proxy.severAll();
+      // Each dead connection the pool hands out costs one attempt; the read still succeeds.
+      expect(await storage.listPets({ limit: 1 })).toBeInstanceOf(Array);
+      expect(await storage.getPet(1)).toBeUndefined();
+
+      await open();
+      proxy.severAll();
+      // A write is not retried: had it reached the server, it might have committed.
+      const write = await storage
+        .createPet({ name: 'severed', categoryId: 1, status: 'sold' })
+        .catch((e: unknown) => e);
+      expect(write).toBeInstanceOf(StorageUnavailableError);
+      expect(await countPets('severed')).toBe(0);
+      // A read clears out the remaining dead connections; then writes go through again.
+      expect(await storage.listPets({ limit: 1 })).toBeInstanceOf(Array);
+      expect((await storage.createPet({ name: 'fresh', categoryId: 1, status: 'sold' })).name).toBe(
+        'fresh',
+      );
+    } finally {
+      await storage.close();
+      await proxy.close();
+    }
   });
 
   it('a connection killed mid-INSERT: StorageUnavailableError, and the row is not there', async () => {
