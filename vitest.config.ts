@@ -6,7 +6,11 @@ export default defineConfig({
   resolve: { conditions: ['@petstore/source'] },
   ssr: { resolve: { conditions: ['@petstore/source'] } },
   test: {
-    include: ['packages/*/{src,test}/**/*.test.ts', 'examples/*/{src,test}/**/*.test.ts', 'bench/test/**/*.test.ts'],
+    include: [
+      'packages/*/{src,test}/**/*.test.ts',
+      'examples/*/{src,test}/**/*.test.ts',
+      'bench/test/**/*.test.ts',
+    ],
     testTimeout: 20_000,
     hookTimeout: 120_000,
     // Provides `postgresUrl` (DATABASE_URL, or a throwaway embedded PostgreSQL) to tests.
