@@ -18,6 +18,8 @@ const send = (res: Response, { status, headers, body }: HostAnswer): void => {
 export function createApp({ store, host, stopping }: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Health answers must not be cached or revalidated; the API writes its own headers anyway.
+  app.disable('etag');
   app.use((_req, res, next) => {
     if (stopping()) res.setHeader('connection', 'close');
     next();

@@ -1,5 +1,5 @@
 import type { DeprecatedCallEvent, ErrorEvent, ResponseEvent } from '@petstore/core';
-import { type DestinationStream, type Logger, pino } from 'pino';
+import { type DestinationStream, destination as fileDestination, type Logger, pino } from 'pino';
 import type { LogLevel } from './config.js';
 
 export type { Logger } from 'pino';
@@ -18,7 +18,7 @@ export interface RequestLine {
 }
 
 /**
- * JSON lines on stdout (or `destination`). Nothing here is handed a header or a key; the
+ * JSON lines on stdout (or `destination`), written synchronously. Nothing here is handed a header or a key; the
  * redaction is a second lock in case someone later logs a request object whole.
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
@@ -30,7 +30,9 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       censor: '[redacted]',
     },
   };
-  return destination === undefined ? pino(options) : pino(options, destination);
+  // Synchronous writes: pino's default stdout stream is asynchronous, and a line still in flight
+  // when shutdown calls process.exit() came out after later lines or not at all.
+  return pino(options, destination ?? fileDestination({ dest: 1, sync: true }));
 }
 
 /** One line per answered request: 5xx at warn (the cause, if any, comes from onError). */
