@@ -105,9 +105,10 @@ export function createExecutor(
         client.release(error);
       };
       // Past this, drop the connection: its running statement fails and the body rejects.
+      // With the checkout bound above, the whole call stays within the same bound as `run`.
       const timer = setTimeout(
         () => release(unavailable('transaction did not finish in time')),
-        queryTimeoutMillis + 2 * GRACE_MILLIS,
+        queryTimeoutMillis + GRACE_MILLIS,
       );
       timer.unref();
       const tx: Queryable = {

@@ -125,6 +125,30 @@ describe('createPetIdempotent on PostgreSQL', () => {
     await storage.close();
   });
 
+  it('on a host pool without statement_timeout, a stuck transaction is abandoned and never commits', async () => {
+    const pool = hostPool({ application_name: 'idem-host' });
+    const storage = createPostgresStorage({ pool, schema, queryTimeoutMillis: 300 });
+    const lock = await lockPets();
+    let outcome: unknown;
+    const started = Date.now();
+    try {
+      outcome = await storage
+        .createPetIdempotent(input('abandoned'), claim('abandoned'))
+        .catch((e: unknown) => e);
+    } finally {
+      await lock.release();
+    }
+    expect(outcome).toBeInstanceOf(StorageUnavailableError);
+    expect(Date.now() - started).toBeLessThan(3000);
+    // The INSERT may still run once the lock is gone, but its transaction never commits.
+    await expect.poll(() => waitingOn('idem-host')).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await petsNamed('abandoned')).toBe(0);
+    expect(await claimsFor('abandoned')).toBe(0);
+    await storage.close();
+    await pool.end();
+  });
+
   it('expired claims are purged by later idempotent creates', async () => {
     const storage = createPostgresStorage({ pool: admin, schema });
     for (let n = 0; n < 5; n += 1) {
