@@ -123,7 +123,7 @@ export const operationCases: ConformanceCase[] = [
       expect(res.body).not.toContain('disk on fire');
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatchObject({ method: 'GET', route: '/pets', requestId: 'err-1' });
-      expect((errors[0]?.error as Error).message).toBe('disk on fire');
+      expect(errors[0]?.error).toEqual(new Error('disk on fire'));
     },
   },
   {
