@@ -64,7 +64,7 @@ export function createHostRoutes({
     requestId: string,
     reason?: string,
   ): HostAnswer => {
-    const durationMs = performance.now() - started;
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
     const line = { method, route, status: result.status, durationMs, requestId };
     if (result.status === 200) logger.debug(line, 'request');
     else logRequest(logger, { ...line, reason });
