@@ -1,6 +1,9 @@
-import { isStorageUnavailable, type PetStorage } from '@petstore/core';
+import {
+  isStorageUnavailable,
+  type PetStorage,
+  requestIdOf as requestIdFromHeaders,
+} from '@petstore/core';
 import { type Logger, logRequest } from './logging.js';
-import { requestIdOf } from './request-id.js';
 
 /** A host-route answer, for the app to write with its framework. */
 export interface HostAnswer {
@@ -88,6 +91,10 @@ export function createHostRoutes({
       clearTimeout(timer);
     }
   };
+
+  // The core's rule, so host routes and API answers agree on which ids are kept.
+  const requestIdOf = (header: string | readonly string[] | undefined) =>
+    requestIdFromHeaders({ 'x-request-id': header });
 
   return {
     live(header) {

@@ -23,7 +23,6 @@ export {
   logRequest,
   type RequestLine,
 } from './logging.js';
-export { requestIdOf } from './request-id.js';
 export { BASE_PATH, runService, type ServiceParts, type Serving } from './service.js';
 export {
   CLOSE_GRACE_MS,

@@ -29,6 +29,7 @@ export {
 } from './options.js';
 export type { PetStore } from './pet-store.js';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './query.js';
+export { requestIdOf } from './request-id.js';
 export type {
   ErrorBody,
   NewPet,
