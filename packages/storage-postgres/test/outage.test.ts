@@ -1,13 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createPetStore, type PetStorage } from '@petstore/core';
 import { sendHttp, type WireResponse } from '@petstore/core/testing';
-import { petStoreRouter } from '@petstore/express';
-import express from 'express';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createPostgresStorage, migrate } from '../src/index.js';
+import { migrate } from '../src/index.js';
+import {
+  listAllPetNames,
+  queryDirect,
+  type ServedApi,
+  serveApi,
+  waitFor,
+} from './support/outage.js';
 import { type PostgresServer, startPostgresServer } from './support/postgres-server.js';
 
 // The outage, for real: a PostgreSQL of its own (stopped and started mid-test, same data dir
@@ -30,8 +31,7 @@ interface Outcome {
 }
 
 let db: PostgresServer;
-let storage: PetStorage;
-let http: Server;
+let api: ServedApi;
 let origin: string;
 let poolErrors = 0;
 
@@ -39,24 +39,18 @@ beforeAll(async () => {
   // Durable settings (fsync on): acknowledged must mean on disk, as in production.
   db = await startPostgresServer({ fast: false });
   await migrate({ connectionString: db.connectionString });
-  storage = createPostgresStorage({
+  api = await serveApi({
     connectionString: db.connectionString,
-    connectionTimeoutMillis: 1000,
-    queryTimeoutMillis: 2000,
+    apiKey: API_KEY,
     onPoolError: () => {
       poolErrors += 1;
     },
   });
-  const store = createPetStore({ storage, apiKeys: [API_KEY] });
-  http = createServer(express().use('/v1', petStoreRouter(store)));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  origin = api.origin;
 });
 
 afterAll(async () => {
-  http?.closeAllConnections();
-  await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
-  await storage?.close();
+  await api?.close();
   await db?.destroy();
 });
 
@@ -98,14 +92,6 @@ it('stopping PostgreSQL mid-load gives 503s, never 500 or a hang; it recovers al
       if (outcome.status === 503) await sleep(25);
     }
   };
-  const waitFor = async (what: string, condition: () => boolean, ms: number) => {
-    const until = performance.now() + ms;
-    while (!condition()) {
-      if (performance.now() > until) throw new Error(`timed out waiting for ${what}`);
-      await sleep(10);
-    }
-  };
-
   const workers = Array.from({ length: WORKERS }, (_, w) => worker(w));
   let stoppedAt = 0;
   let startedAt = 0;
@@ -160,14 +146,10 @@ it('stopping PostgreSQL mid-load gives 503s, never 500 or a hang; it recovers al
     expect(pet.name).toBe(o.name);
     acknowledged.set(o.name, pet.id);
   }
-  const direct = new pg.Client({ connectionString: db.connectionString });
-  await direct.connect();
-  const stored = (
-    await direct.query<{ id: string; name: string }>(
-      'SELECT id::text AS id, name FROM petstore.pets ORDER BY pets.id',
-    )
-  ).rows;
-  await direct.end();
+  const stored = await queryDirect<{ id: string; name: string }>(
+    db.connectionString,
+    'SELECT id::text AS id, name FROM petstore.pets ORDER BY pets.id',
+  );
   const storedNames = stored.map((row) => row.name);
   expect(new Set(storedNames).size, 'no pet is stored twice').toBe(storedNames.length);
   expect(
@@ -181,18 +163,7 @@ it('stopping PostgreSQL mid-load gives 503s, never 500 or a hang; it recovers al
   for (const row of stored) expect(Number(row.id)).toBe(acknowledged.get(row.name));
 
   // And readable through the API, by walking the pages.
-  const listed: string[] = [];
-  let path: string | undefined = '/v1/pets?limit=100';
-  for (let page = 0; path !== undefined && page < 100; page += 1) {
-    const res = await sendHttp(origin, {
-      method: 'GET',
-      path,
-      headers: { authorization: `Bearer ${API_KEY}` },
-    });
-    expect(res.status).toBe(200);
-    listed.push(...(JSON.parse(res.body) as { name: string }[]).map((pet) => pet.name));
-    path = /<([^>]+)>;\s*rel="next"/.exec(res.headers.link ?? '')?.[1];
-  }
+  const listed = await listAllPetNames(origin, API_KEY);
   expect(listed).toEqual(storedNames);
 
   const firstAckAfterRestart = Math.min(
