@@ -67,7 +67,7 @@ export function plannedSeconds(config: BenchConfig) {
     adapterOverhead: httpRuns + (full ? 6 : 3),
     coreAlone: 2 * core.rounds * core.secondsPerRound + 0.5,
     pageCost: full ? 45 : 1,
-    postgresCreate: 2 * pg.rounds * pg.secondsPerRun + 2 * pg.warmupSeconds + (full ? 4 : 1),
+    postgresCreate: 3 * pg.rounds * pg.secondsPerRun + 3 * pg.warmupSeconds + (full ? 5 : 1),
     memory: full ? 8 : 1,
   };
 }

@@ -1,4 +1,4 @@
-import type { Results } from './results.js';
+import type { Results, RunFigures } from './results.js';
 
 const fmt = (value: number, digits = 0): string =>
   Number.isFinite(value)
@@ -6,6 +6,11 @@ const fmt = (value: number, digits = 0): string =>
     : 'n/a';
 const ms = (value: number): string =>
   value < 0.1 ? `${fmt(value * 1000, 1)} µs` : `${fmt(value, 3)} ms`;
+const runsOf = (figures: RunFigures): string =>
+  figures.rps
+    .map((rps, index) => `${fmt(rps)} (${fmt(figures.p99Ms[index] ?? Number.NaN, 1)})`)
+    .join(', ');
+const micros = (value: number | null): string => (value === null ? 'n/a' : fmt(value, 0));
 const verdict = (pass: boolean, enforced: boolean): string =>
   enforced ? (pass ? 'PASS' : '**FAIL**') : pass ? 'pass*' : 'fail*';
 
@@ -97,15 +102,29 @@ export function renderMarkdown(results: Results): string {
       }),
     ),
     '',
-    'Every run (req/s, in run order):',
+    'Server CPU per request (CPU time of the server process / requests served; it does not depend on how fast ' +
+      'the load generator was):',
+    '',
+    table(
+      ['Framework', 'Operation', 'Bare µs/request', 'Ours µs/request', 'Ours/bare'],
+      results.adapterOverhead.map((row) => [
+        row.framework,
+        row.operation,
+        micros(row.bare.medianServerCpuMicros),
+        micros(row.ours.medianServerCpuMicros),
+        row.serverCpuRatio === null ? 'n/a' : fmt(row.serverCpuRatio, 3),
+      ]),
+    ),
+    '',
+    'Every run, in run order (req/s; p99 ms):',
     '',
     table(
       ['Framework', 'Operation', 'Bare', 'Ours'],
       results.adapterOverhead.map((row) => [
         row.framework,
         row.operation,
-        row.bare.rps.map((value) => fmt(value)).join(', '),
-        row.ours.rps.map((value) => fmt(value)).join(', '),
+        runsOf(row.bare),
+        runsOf(row.ours),
       ]),
     ),
     '',
@@ -116,7 +135,7 @@ export function renderMarkdown(results: Results): string {
     const row = results.adapterOverhead.find(
       (r) => r.framework === framework && r.operation === operation,
     );
-    return row === undefined ? 'n/a' : fmt(1e6 / row.ours.medianRps, 1);
+    return row === undefined ? 'n/a' : micros(row.ours.medianServerCpuMicros);
   };
   out.push(
     table(
@@ -124,8 +143,8 @@ export function renderMarkdown(results: Results): string {
         'Operation',
         'handle() calls/s',
         'µs per call',
-        'Express: server µs per request',
-        'Hapi: server µs per request',
+        'Express: server CPU µs/request',
+        'Hapi: server CPU µs/request',
       ],
       results.coreAlone.map((row) => [
         row.operation,
@@ -136,8 +155,8 @@ export function renderMarkdown(results: Results): string {
       ]),
     ),
     '',
-    'Server µs per request = 1 / (ours req/s) with the server process on one saturated core: the part above ' +
-      '`handle()` is what HTTP, the framework and the adapter cost.',
+    'The server CPU per request over HTTP (from section 1) minus the µs per `handle()` call is what HTTP, the ' +
+      'framework and the adapter cost on top of the core.',
     '',
   );
 
@@ -186,22 +205,32 @@ export function renderMarkdown(results: Results): string {
         `${pg.service.rps.length} runs per side, interleaved; medians.`,
       '',
       table(
-        ['Side', 'Creates/s', 'p99', 'Runs (creates/s)'],
         [
-          [
-            'Service (Express + core + storage-postgres)',
-            fmt(pg.service.medianRps),
-            `${fmt(pg.service.medianP99Ms, 2)} ms`,
-            pg.service.rps.map((v) => fmt(v)).join(', '),
-          ],
-          [
-            'Direct pg INSERT (ceiling)',
-            fmt(pg.direct.medianRps),
-            `${fmt(pg.direct.medianP99Ms, 2)} ms`,
-            pg.direct.rps.map((v) => fmt(v)).join(', '),
-          ],
+          'Side',
+          'Creates/s',
+          'p99',
+          'Server CPU µs/create',
+          'Machine CPU µs/create',
+          'Runs (creates/s)',
         ],
+        (
+          [
+            ['Service: Express + core + storage-postgres', pg.service],
+            ['Direct pg INSERT (the ceiling)', pg.direct],
+            ['Same service over memory storage (HTTP + Express + core only)', pg.overMemory],
+          ] as const
+        ).map(([label, side]) => [
+          label,
+          fmt(side.medianRps),
+          `${fmt(side.medianP99Ms, 2)} ms`,
+          micros(side.medianServerCpuMicros),
+          micros(side.medianMachineCpuMicros),
+          side.rps.map((v) => fmt(v)).join(', '),
+        ]),
       ),
+      '',
+      'Server CPU: the process serving the creates (the service, or the direct loop), pinned to its own core. ' +
+        'Machine CPU: every process on both cores (load generator, PostgreSQL, the server, anything else running).',
       '',
       table(
         ['Service / ceiling', 'Target', 'Result'],

@@ -25,8 +25,14 @@ export interface RunFigures {
   readonly rps: number[];
   readonly p50Ms: number[];
   readonly p99Ms: number[];
+  /** CPU µs per request spent by the server process (or the direct pg loop); null where /proc is missing. */
+  readonly serverCpuMicros: (number | null)[];
+  /** CPU µs per request spent by the whole machine (server, load generator, PostgreSQL, anything else). */
+  readonly machineCpuMicros: (number | null)[];
   readonly medianRps: number;
   readonly medianP99Ms: number;
+  readonly medianServerCpuMicros: number | null;
+  readonly medianMachineCpuMicros: number | null;
 }
 
 export interface AdapterOverhead {
@@ -38,6 +44,8 @@ export interface AdapterOverhead {
   readonly ours: RunFigures;
   readonly throughputRatio: number;
   readonly p99Ratio: number;
+  /** Server CPU per request, ours / bare: the overhead with the load generator taken out. */
+  readonly serverCpuRatio: number | null;
 }
 
 export interface CoreAlone {
@@ -64,6 +72,8 @@ export interface PostgresCreate {
   readonly secondsPerRun: number;
   readonly service: RunFigures;
   readonly direct: RunFigures;
+  /** The same service over memory storage, same concurrency: what HTTP + Express + core allow. */
+  readonly overMemory: RunFigures;
   readonly ratio: number;
 }
 

@@ -38,10 +38,13 @@ const progress = new Progress();
 
 const loadAtStart = loadavg()[0] ?? 0;
 
+// Before pinning, which narrows what availableParallelism() reports.
+const coresAtStart = availableParallelism();
+
 function machine(pinned: boolean): Machine {
   return {
     cpu: cpus()[0]?.model.trim() ?? 'unknown',
-    cores: availableParallelism(),
+    cores: coresAtStart,
     memoryGiB: totalmem() / 2 ** 30,
     node: process.version,
     platform: `${platform()} ${release()}`,

@@ -1,12 +1,13 @@
 import { type BenchChild, startChild } from '../child.js';
 import type { BenchConfig } from '../config.js';
 import { SERVER_CPU } from '../cpu.js';
+import { withCpu } from '../cpu-usage.js';
 import { AUTHORIZATION, CREATE_BODY, CREATE_PATH, LIST_PATH } from '../fixtures.js';
 import { type LoadResult, type LoadSpec, load } from '../load.js';
 import type { Progress } from '../progress.js';
-import type { AdapterOverhead, RunFigures } from '../results.js';
+import type { AdapterOverhead } from '../results.js';
+import { figures, type MeasuredRun } from '../run-figures.js';
 import type { ServerSpec } from '../servers/entry.js';
-import { median } from '../stats.js';
 import { expectStatus, probe } from './http-probe.js';
 
 export const SERVER_ENTRY = new URL('../servers/entry.ts', import.meta.url);
@@ -92,14 +93,13 @@ async function checkSameWork(
   }
 }
 
-function figures(runs: readonly LoadResult[]): RunFigures {
-  return {
-    rps: runs.map((run) => run.rps),
-    p50Ms: runs.map((run) => run.p50Ms),
-    p99Ms: runs.map((run) => run.p99Ms),
-    medianRps: median(runs.map((run) => run.rps)),
-    medianP99Ms: median(runs.map((run) => run.p99Ms)),
-  };
+/** One line of progress for a run. */
+export function describe(result: LoadResult, cpuSeconds: number | undefined): string {
+  const cpu =
+    cpuSeconds === undefined
+      ? ''
+      : `, server CPU ${((cpuSeconds * 1e6) / result.requests).toFixed(0)} µs/request`;
+  return `${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms${cpu}`;
 }
 
 /** A run with any failed request measures something else: stop the bench. */
@@ -155,26 +155,18 @@ export async function measureAdapterOverhead(
           );
           progress.done(warmupSeconds);
         }
-        const runs: Record<'bare' | 'ours', LoadResult[]> = { bare: [], ours: [] };
+        const runs: Record<'bare' | 'ours', MeasuredRun[]> = { bare: [], ours: [] };
         for (let round = 1; round <= rounds; round++) {
           const order = round % 2 === 1 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
           for (const side of order) {
             const what = `${framework} ${operation} ${side} round ${round}/${rounds}`;
-            const result = checked(
-              what,
-              await load(
-                requestSpec(sides[side], operation, {
-                  connections,
-                  seconds: secondsPerRun,
-                  maxRequests,
-                }),
-              ),
-            );
-            runs[side].push(result);
+            const child = sides[side];
+            const bounds = { connections, seconds: secondsPerRun, maxRequests };
+            const run = await withCpu(child.pid, () => load(requestSpec(child, operation, bounds)));
+            const result = checked(what, run.result);
+            runs[side].push({ load: result, cpu: run.cpu });
             progress.done(secondsPerRun);
-            progress.log(
-              `adapter overhead: ${what}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms`,
-            );
+            progress.log(`adapter overhead: ${what}: ${describe(result, run.cpu.process)}`);
           }
         }
         const bareFigures = figures(runs.bare);
@@ -188,6 +180,10 @@ export async function measureAdapterOverhead(
           ours: oursFigures,
           throughputRatio: oursFigures.medianRps / bareFigures.medianRps,
           p99Ratio: oursFigures.medianP99Ms / bareFigures.medianP99Ms,
+          serverCpuRatio:
+            oursFigures.medianServerCpuMicros === null || bareFigures.medianServerCpuMicros === null
+              ? null
+              : oursFigures.medianServerCpuMicros / bareFigures.medianServerCpuMicros,
         });
       }
     } finally {

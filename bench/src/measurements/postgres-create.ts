@@ -1,30 +1,31 @@
 import { type BenchChild, startChild } from '../child.js';
 import type { BenchConfig } from '../config.js';
 import { SERVER_CPU } from '../cpu.js';
+import { withCpu } from '../cpu-usage.js';
 import { type LoadResult, load } from '../load.js';
 import { benchSchema, seedPostgres } from '../postgres-seed.js';
 import type { Progress } from '../progress.js';
-import type { PostgresCreate, RunFigures } from '../results.js';
-import { median } from '../stats.js';
-import { checked, requestSpec, startServer } from './adapter-overhead.js';
+import type { PostgresCreate } from '../results.js';
+import { figures, type MeasuredRun } from '../run-figures.js';
+import { checked, describe, requestSpec, startServer } from './adapter-overhead.js';
 import type { DirectSpec } from './pg-direct-child.js';
 
 const DIRECT_ENTRY = new URL('./pg-direct-child.ts', import.meta.url);
 
-function figures(runs: readonly LoadResult[]): RunFigures {
-  return {
-    rps: runs.map((run) => run.rps),
-    p50Ms: runs.map((run) => run.p50Ms),
-    p99Ms: runs.map((run) => run.p99Ms),
-    medianRps: median(runs.map((run) => run.rps)),
-    medianP99Ms: median(runs.map((run) => run.p99Ms)),
-  };
-}
+type Side = 'service' | 'direct' | 'overMemory';
+const SIDES: readonly Side[] = ['service', 'direct', 'overMemory'];
+const LABELS: Record<Side, string> = {
+  service: 'service (PostgreSQL)',
+  direct: 'direct pg',
+  overMemory: 'service (memory)',
+};
 
 /**
  * Creates per second through Express + our adapter + core + PostgreSQL storage,
  * against the same INSERT sent straight with `pg` at the same concurrency (the
  * ceiling). Both run in a child on the server core; PostgreSQL itself is not pinned.
+ * A third side, the same service over memory storage, shows what HTTP + Express +
+ * core alone allow at that concurrency, so a gap can be placed on one side or the other.
  */
 export async function measurePostgresCreate(
   config: BenchConfig,
@@ -53,38 +54,44 @@ export async function measurePostgresCreate(
     poolMax,
   });
   let direct: BenchChild | undefined;
+  let overMemory: BenchChild | undefined;
   try {
     const directSpec: DirectSpec = { databaseUrl, schema, poolMax };
     direct = await startChild(DIRECT_ENTRY, [JSON.stringify(directSpec)], { cpu: SERVER_CPU });
+    overMemory = await startServer({ kind: 'express-ours' });
     const directChild = direct;
-    const runService = (seconds: number) =>
-      load(requestSpec(service, 'create', { connections, seconds, maxRequests })).then((r) =>
-        checked('service create', r),
-      );
-    const runDirect = async (seconds: number) =>
-      checked(
-        'direct insert',
-        (await directChild.request(
-          { type: 'run', seconds, concurrency: connections },
-          (seconds + 30) * 1000,
-        )) as LoadResult,
-      );
+    const http = (child: BenchChild) => async (seconds: number) => {
+      const spec = requestSpec(child, 'create', { connections, seconds, maxRequests });
+      const { result, cpu } = await withCpu(child.pid, () => load(spec));
+      return { load: checked('service create', result), cpu };
+    };
+    const sides: Record<Side, (seconds: number) => Promise<MeasuredRun>> = {
+      service: http(service),
+      direct: async (seconds) => {
+        const { result, cpu } = await withCpu(directChild.pid, () =>
+          directChild.request(
+            { type: 'run', seconds, concurrency: connections },
+            (seconds + 30) * 1000,
+          ),
+        );
+        return { load: checked('direct insert', result as LoadResult), cpu };
+      },
+      overMemory: http(overMemory),
+    };
 
     progress.log(`postgres create: warm-up (${warmupSeconds}s each)`);
-    await runService(warmupSeconds);
-    await runDirect(warmupSeconds);
-    progress.done(2 * warmupSeconds);
-    const runs: Record<'service' | 'direct', LoadResult[]> = { service: [], direct: [] };
+    for (const side of SIDES) await sides[side](warmupSeconds);
+    progress.done(SIDES.length * warmupSeconds);
+    const runs: Record<Side, MeasuredRun[]> = { service: [], direct: [], overMemory: [] };
     for (let round = 1; round <= rounds; round++) {
-      const order =
-        round % 2 === 1 ? (['service', 'direct'] as const) : (['direct', 'service'] as const);
+      // Each round starts with a different side, so drift falls on all of them alike.
+      const order = SIDES.map((_, index) => SIDES[(index + round - 1) % SIDES.length] as Side);
       for (const side of order) {
-        const result =
-          side === 'service' ? await runService(secondsPerRun) : await runDirect(secondsPerRun);
-        runs[side].push(result);
+        const run = await sides[side](secondsPerRun);
+        runs[side].push(run);
         progress.done(secondsPerRun);
         progress.log(
-          `postgres create: ${side} round ${round}/${rounds}: ${Math.round(result.rps)} creates/s, p99 ${result.p99Ms.toFixed(2)} ms`,
+          `postgres create: ${LABELS[side]} round ${round}/${rounds}: ${describe(run.load, run.cpu.process)}`,
         );
       }
     }
@@ -96,9 +103,10 @@ export async function measurePostgresCreate(
       secondsPerRun,
       service: serviceFigures,
       direct: directFigures,
+      overMemory: figures(runs.overMemory),
       ratio: serviceFigures.medianRps / directFigures.medianRps,
     };
   } finally {
-    await Promise.all([service.stop(), direct?.stop()]);
+    await Promise.all([service.stop(), direct?.stop(), overMemory?.stop()]);
   }
 }
