@@ -9,5 +9,6 @@ export type {
 } from './testing/conformance/types.js';
 export { createResponseValidator } from './testing/response-validator.js';
 export * from './testing/storage-contract.js';
+export { POUR_TOTAL, type PourOutcome, pour } from './testing/pour.js';
 export { coreTarget, httpTarget, sendHttp, serveNodeServer } from './testing/targets.js';
 export type { ConformanceTarget, WireRequest, WireResponse } from './testing/wire.js';

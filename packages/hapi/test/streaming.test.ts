@@ -1,81 +1,9 @@
-import { request as httpRequest } from 'node:http';
 import type { Socket } from 'node:net';
+import { pour, POUR_TOTAL as TOTAL } from '@petstore/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JSON_AUTH, memoryStore, type Running, serveHapi } from './helpers.js';
 
 const MIB = 1024 * 1024;
-const TOTAL = 10 * MIB;
-
-interface Outcome {
-  readonly status: number | undefined;
-  readonly connection: string | undefined;
-  readonly body: string;
-  /** Bytes the client had handed to the socket when the response arrived. */
-  readonly sentBeforeResponse: number;
-  readonly elapsedMs: number;
-}
-
-/** Streams up to 10 MiB of body in 64 KiB chunks, stopping as soon as a response arrives (10 s at most). */
-function pour(origin: string, headers: Record<string, string>): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const chunk = Buffer.alloc(64 * 1024, 0x20);
-    const started = Date.now();
-    let sent = 0;
-    let outcome: Omit<Outcome, 'body'> | undefined;
-    let body = '';
-    // The client asks to keep the connection: only the server can decide to end it.
-    const req = httpRequest(`${origin}/v1/pets`, {
-      method: 'POST',
-      headers: { ...headers, connection: 'keep-alive' },
-      agent: false,
-    });
-    req.on('response', (res) => {
-      outcome = {
-        status: res.statusCode,
-        connection: res.headers.connection,
-        sentBeforeResponse: sent,
-        elapsedMs: Date.now() - started,
-      };
-      res.setEncoding('utf8');
-      res.on('data', (text: string) => {
-        body += text;
-      });
-      res.on('end', () => req.destroy());
-    });
-    // The server closes while we still write: EPIPE or ECONNRESET here is the point.
-    req.on('error', () => {});
-    req.on('close', () =>
-      resolve({
-        status: undefined,
-        connection: undefined,
-        sentBeforeResponse: sent,
-        elapsedMs: Date.now() - started,
-        ...outcome,
-        body,
-      }),
-    );
-    void (async () => {
-      while (
-        sent < TOTAL &&
-        outcome === undefined &&
-        !req.destroyed &&
-        Date.now() - started < 10_000
-      ) {
-        sent += chunk.length;
-        if (!req.write(chunk)) {
-          await new Promise<void>((next) => {
-            const done = () => {
-              for (const event of ['drain', 'close', 'response']) req.off(event, done);
-              next();
-            };
-            for (const event of ['drain', 'close', 'response']) req.once(event, done);
-          });
-        }
-      }
-      if (!req.destroyed && outcome === undefined) req.end();
-    })();
-  });
-}
 
 describe('an oversized body', () => {
   let api: Running | undefined;
