@@ -7,8 +7,8 @@ export type {
   ScenarioCase,
   TableCase,
 } from './testing/conformance/types.js';
+export { POUR_TOTAL, type PourOutcome, pour } from './testing/pour.js';
 export { createResponseValidator } from './testing/response-validator.js';
 export * from './testing/storage-contract.js';
-export { POUR_TOTAL, type PourOutcome, pour } from './testing/pour.js';
 export { coreTarget, httpTarget, sendHttp, serveNodeServer } from './testing/targets.js';
 export type { ConformanceTarget, WireRequest, WireResponse } from './testing/wire.js';
