@@ -67,7 +67,7 @@ export function plannedSeconds(config: BenchConfig) {
     adapterOverhead: httpRuns + (full ? 6 : 3),
     coreAlone: 2 * core.rounds * core.secondsPerRound + 0.5,
     pageCost: full ? 45 : 1,
-    postgresCreate: 3 * pg.rounds * pg.secondsPerRun + 3 * pg.warmupSeconds + (full ? 5 : 1),
+    postgresCreate: 4 * pg.rounds * pg.secondsPerRun + 4 * pg.warmupSeconds + (full ? 6 : 1),
     memory: full ? 8 : 1,
   };
 }

@@ -217,6 +217,7 @@ export function renderMarkdown(results: Results): string {
           [
             ['Service: Express + core + storage-postgres', pg.service],
             ['Direct pg INSERT (the ceiling)', pg.direct],
+            ['Bare Express route with the same INSERT', pg.bare],
             ['Same service over memory storage (HTTP + Express + core only)', pg.overMemory],
           ] as const
         ).map(([label, side]) => [
@@ -233,8 +234,14 @@ export function renderMarkdown(results: Results): string {
         'Machine CPU: every process on both cores (load generator, PostgreSQL, the server, anything else running).',
       '',
       table(
-        ['Service / ceiling', 'Target', 'Result'],
-        [[fmt(pg.ratio, 3), ...cell('postgres create: service/direct pg')]],
+        ['Service / ceiling', 'Target', 'Result', 'Service / bare Express + pg (no target)'],
+        [
+          [
+            fmt(pg.ratio, 3),
+            ...cell('postgres create: service/direct pg'),
+            fmt(pg.service.medianRps / pg.bare.medianRps, 3),
+          ],
+        ],
       ),
       '',
     );

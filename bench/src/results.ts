@@ -72,6 +72,8 @@ export interface PostgresCreate {
   readonly secondsPerRun: number;
   readonly service: RunFigures;
   readonly direct: RunFigures;
+  /** A bare Express route with the same INSERT, same concurrency: what HTTP + Express + pg allow. */
+  readonly bare: RunFigures;
   /** The same service over memory storage, same concurrency: what HTTP + Express + core allow. */
   readonly overMemory: RunFigures;
   readonly ratio: number;

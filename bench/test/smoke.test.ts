@@ -94,6 +94,7 @@ test('the smoke bench runs every measurement and leaves the committed results al
   const pg = results.postgresCreate;
   if (!('ratio' in pg)) throw new Error(`PostgreSQL create skipped: ${pg.skipped}`);
   expect(pg.ratio).toBeGreaterThan(0);
+  expect(pg.bare.medianRps).toBeGreaterThan(0);
   expect(pg.overMemory.medianRps).toBeGreaterThan(0);
   expect(results.memory.bytesPerPet).toBeGreaterThan(0);
   // Every target appears with a verdict, though a smoke run enforces none.

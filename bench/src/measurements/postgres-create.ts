@@ -12,11 +12,12 @@ import type { DirectSpec } from './pg-direct-child.js';
 
 const DIRECT_ENTRY = new URL('./pg-direct-child.ts', import.meta.url);
 
-type Side = 'service' | 'direct' | 'overMemory';
-const SIDES: readonly Side[] = ['service', 'direct', 'overMemory'];
+type Side = 'service' | 'direct' | 'bare' | 'overMemory';
+const SIDES: readonly Side[] = ['service', 'direct', 'bare', 'overMemory'];
 const LABELS: Record<Side, string> = {
   service: 'service (PostgreSQL)',
   direct: 'direct pg',
+  bare: 'bare Express + pg',
   overMemory: 'service (memory)',
 };
 
@@ -24,8 +25,9 @@ const LABELS: Record<Side, string> = {
  * Creates per second through Express + our adapter + core + PostgreSQL storage,
  * against the same INSERT sent straight with `pg` at the same concurrency (the
  * ceiling). Both run in a child on the server core; PostgreSQL itself is not pinned.
- * A third side, the same service over memory storage, shows what HTTP + Express +
- * core alone allow at that concurrency, so a gap can be placed on one side or the other.
+ * Two more sides place a gap: the same create written by hand on Express with the
+ * same INSERT (what HTTP + Express + pg allow), and our service over memory storage
+ * (what HTTP + Express + core allow without a database).
  */
 export async function measurePostgresCreate(
   config: BenchConfig,
@@ -55,10 +57,12 @@ export async function measurePostgresCreate(
   });
   let direct: BenchChild | undefined;
   let overMemory: BenchChild | undefined;
+  let bare: BenchChild | undefined;
   try {
     const directSpec: DirectSpec = { databaseUrl, schema, poolMax };
     direct = await startChild(DIRECT_ENTRY, [JSON.stringify(directSpec)], { cpu: SERVER_CPU });
     overMemory = await startServer({ kind: 'express-ours' });
+    bare = await startServer({ kind: 'express-bare-postgres', databaseUrl, schema, poolMax });
     const directChild = direct;
     const http = (child: BenchChild) => async (seconds: number) => {
       const spec = requestSpec(child, 'create', { connections, seconds, maxRequests });
@@ -76,13 +80,14 @@ export async function measurePostgresCreate(
         );
         return { load: checked('direct insert', result as LoadResult), cpu };
       },
+      bare: http(bare),
       overMemory: http(overMemory),
     };
 
     progress.log(`postgres create: warm-up (${warmupSeconds}s each)`);
     for (const side of SIDES) await sides[side](warmupSeconds);
     progress.done(SIDES.length * warmupSeconds);
-    const runs: Record<Side, MeasuredRun[]> = { service: [], direct: [], overMemory: [] };
+    const runs: Record<Side, MeasuredRun[]> = { service: [], direct: [], bare: [], overMemory: [] };
     for (let round = 1; round <= rounds; round++) {
       // Each round starts with a different side, so drift falls on all of them alike.
       const order = SIDES.map((_, index) => SIDES[(index + round - 1) % SIDES.length] as Side);
@@ -103,10 +108,11 @@ export async function measurePostgresCreate(
       secondsPerRun,
       service: serviceFigures,
       direct: directFigures,
+      bare: figures(runs.bare),
       overMemory: figures(runs.overMemory),
       ratio: serviceFigures.medianRps / directFigures.medianRps,
     };
   } finally {
-    await Promise.all([service.stop(), direct?.stop(), overMemory?.stop()]);
+    await Promise.all([service.stop(), direct?.stop(), overMemory?.stop(), bare?.stop()]);
   }
 }

@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import * as v from 'valibot';
 import {
+  type BarePet,
   createBarePets,
   firstPage,
   INVALID_LIMIT,
@@ -11,9 +12,19 @@ import {
   UNAUTHORIZED,
 } from './bare-shared.js';
 
+/** Where the bare create puts a pet: by default the array the list reads. */
+export type SavePet = (input: Omit<BarePet, 'id'>) => BarePet | Promise<BarePet>;
+
 /** The baseline: the same two routes written directly on Express 5, idiomatically. */
-export function bareExpressApp(): Express {
+export function bareExpressApp(save?: SavePet): Express {
   const pets = createBarePets();
+  const savePet: SavePet =
+    save ??
+    ((input) => {
+      const pet = { id: pets.length + 1, ...input };
+      pets.push(pet);
+      return pet;
+    });
   const app = express();
   // Both Express apps in the bench drop these, so neither side pays for an ETag over the body.
   app.set('etag', false);
@@ -36,16 +47,20 @@ export function bareExpressApp(): Express {
     res.json(page);
   });
 
-  app.post('/v1/pets', auth, express.json({ limit: '16kb' }), (req, res) => {
+  app.post('/v1/pets', auth, express.json({ limit: '16kb' }), (req, res, next) => {
     const result = v.safeParse(NewPetSchema, req.body);
     if (!result.success) {
       res.status(400).json(invalidBody(result.issues));
       return;
     }
     const { name, categoryId, status = 'available' } = result.output;
-    const pet = { id: pets.length + 1, name, categoryId, status };
-    pets.push(pet);
-    res.status(201).set('location', `/v1/pets/${pet.id}`).json(pet);
+    const send = (pet: BarePet) => {
+      res.status(201).set('location', `/v1/pets/${pet.id}`).json(pet);
+    };
+    // The array path stays synchronous, as a hand-written in-memory route would be.
+    const saved = savePet({ name, categoryId, status });
+    if (saved instanceof Promise) saved.then(send, next);
+    else send(saved);
   });
   return app;
 }

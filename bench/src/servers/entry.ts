@@ -11,13 +11,14 @@ import { createPostgresStorage } from '@petstore/storage-postgres';
 import type { Express } from 'express';
 import { childChannel } from '../child.js';
 import { bareExpressApp } from './bare-express.js';
+import { bareExpressPostgresApp } from './bare-express-postgres.js';
 import { bareHapiServer } from './bare-hapi.js';
 import { benchStore, oursExpressApp, oursHapiServer, seededMemoryStorage } from './ours.js';
 
 export type ServerSpec =
   | { readonly kind: 'express-bare' | 'express-ours' | 'hapi-bare' | 'hapi-ours' }
   | {
-      readonly kind: 'express-ours-postgres';
+      readonly kind: 'express-ours-postgres' | 'express-bare-postgres';
       readonly databaseUrl: string;
       readonly schema: string;
       readonly poolMax: number;
@@ -36,7 +37,7 @@ interface Running {
   close(): Promise<void>;
 }
 
-async function runExpress(app: Express, storage?: PetStorage): Promise<Running> {
+async function runExpress(app: Express, storage?: Pick<PetStorage, 'close'>): Promise<Running> {
   const server = await listenExpress(app);
   return {
     port: (server.address() as AddressInfo).port,
@@ -72,6 +73,10 @@ async function start(spec: ServerSpec): Promise<Running> {
         poolConfig: { max: spec.poolMax },
       });
       return runExpress(oursExpressApp(benchStore(storage)), storage);
+    }
+    case 'express-bare-postgres': {
+      const { app, close } = bareExpressPostgresApp(spec);
+      return runExpress(app, { close });
     }
   }
 }
