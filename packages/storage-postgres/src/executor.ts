@@ -122,8 +122,19 @@ export function createExecutor(
         release();
         return result;
       } catch (error) {
-        // The session's state (open transaction, unknown COMMIT outcome) is not worth saving.
-        release(error instanceof Error ? error : new Error(String(error)));
+        // Roll back before answering, so the transaction's locks (the idempotency claim's
+        // advisory lock among them) are gone when the caller retries. Dropping the connection
+        // would free them too, but only once the server notices. A connection that cannot roll
+        // back in time is dropped.
+        const rolledBack =
+          !released &&
+          (await withDeadline(client.query(config('ROLLBACK', [])), GRACE_MILLIS, () =>
+            unavailable('ROLLBACK did not finish in time'),
+          ).then(
+            () => true,
+            () => false,
+          ));
+        release(rolledBack ? undefined : error instanceof Error ? error : new Error(String(error)));
         throw toStorageError(error, retryAfterSeconds);
       } finally {
         clearTimeout(timer);

@@ -23,11 +23,11 @@ const petsNamed = (name: string) =>
 const claimsFor = (key: string) =>
   rows(`SELECT count(*)::text AS n FROM "${schema}".idempotency_keys WHERE key = $1`, [key]);
 
-/** Holds an exclusive lock on pets, so an INSERT waits inside its transaction. */
+/** Holds a SHARE lock on pets: reads go on, an INSERT waits inside its transaction. */
 async function lockPets(): Promise<{ release(): Promise<void> }> {
   const client = await admin.connect();
   await client.query('BEGIN');
-  await client.query(`LOCK TABLE "${schema}".pets IN ACCESS EXCLUSIVE MODE`);
+  await client.query(`LOCK TABLE "${schema}".pets IN SHARE MODE`);
   return {
     async release() {
       await client.query('COMMIT');
@@ -166,5 +166,42 @@ describe('createPetIdempotent on PostgreSQL', () => {
     ).toBe(0);
     expect(await claimsFor('new')).toBe(1);
     await storage.close();
+  });
+
+  it('replays of a stored claim never answer in_flight, however many arrive at once', async () => {
+    const storage = createPostgresStorage({
+      poolConfig: { connectionString: postgresUrl(), max: 10 },
+      schema,
+    });
+    const first = await storage.createPetIdempotent(input('stored'), claim('stored'));
+    expect(first.kind).toBe('created');
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        storage.createPetIdempotent(input('stored'), claim('stored')),
+      ),
+    );
+    expect(answers.map((answer) => answer.kind)).toEqual(Array(50).fill('replayed'));
+    expect(await petsNamed('stored')).toBe(1);
+    await storage.close();
+  });
+
+  it('a create refused by the database rolls back on its own connection, so a retry is never in_flight', async () => {
+    const pool = hostPool();
+    const storage = createPostgresStorage({ pool, schema });
+    await storage.listPets({ limit: 1 }); // one connection, now idle in the pool
+    const connections = pool.totalCount;
+    // A status the CHECK constraint refuses: a statement error on a healthy connection.
+    const refused = storage.createPetIdempotent(
+      { name: 'refused', categoryId: 1, status: 'lost' as 'sold' },
+      claim('refused'),
+    );
+    await expect(refused).rejects.toThrow();
+    // Rolled back and returned, not dropped: the claim's advisory lock is already free.
+    expect(pool.totalCount).toBe(connections);
+    expect((await storage.createPetIdempotent(input('refused'), claim('refused'))).kind).toBe(
+      'created',
+    );
+    await storage.close();
+    await pool.end();
   });
 });
