@@ -15,5 +15,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Provides `postgresUrl` (DATABASE_URL, or a throwaway embedded PostgreSQL) to tests.
     globalSetup: ['packages/storage-postgres/test/global-setup.ts'],
+    // CI also keeps a machine-readable summary, for its closing "N passed, N failed" line.
+    reporters: process.env.CI ? ['default', 'json'] : ['default'],
+    outputFile: { json: '.tmp/vitest-results.json' },
   },
 });
