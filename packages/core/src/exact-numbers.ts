@@ -7,8 +7,9 @@
 const NUMBER = /"(?:[^"\\]|\\.)*"|(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
 
 export function findInexactNumber(text: string): string | undefined {
-  // Fast path: most bodies have no fraction or exponent and only small integers.
-  if (!/[.eE]|\d{16}/.test(text)) return undefined;
+  // Fast path: most bodies have no fraction or exponent and only small integers. In JSON a
+  // fraction's `.` and an exponent's `e` always follow a digit, so the `e` of "name" does not count.
+  if (!/\d[.eE]|\d{16}/.test(text)) return undefined;
   for (const match of text.matchAll(NUMBER)) {
     const literal = match[1];
     if (literal !== undefined && !isExact(literal)) return literal;

@@ -22,6 +22,7 @@ describe('findInexactNumber', () => {
     ['{"a":12345678901234567890}', '12345678901234567890'],
     ['{"a":1e-400}', '1e-400'],
     ['[1, 2, 9007199254740993.0]', '9007199254740993.0'],
+    ['{"name":"pending","e":1E-400}', '1E-400'],
   ])('finds the rounded literal in %s', (text, literal) => {
     expect(findInexactNumber(text)).toBe(literal);
   });
