@@ -37,6 +37,8 @@ export interface StartOptions {
    * Data still survives a server stop/start. Default true.
    */
   readonly fast?: boolean;
+  /** More server settings (`-c name=value`), e.g. `shared_buffers` for the bench. */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 const READY = 'database system is ready to accept connections';
@@ -90,6 +92,10 @@ export async function startPostgresServer(options: StartOptions = {}): Promise<P
     ...(options.fast === false
       ? []
       : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+    ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => [
+      '-c',
+      `${name}=${value}`,
+    ]),
   ];
 
   let child: ChildProcess | undefined;
