@@ -39,19 +39,25 @@ function failure(error: unknown): ApiError {
   return apiError('internal_error', 'Something went wrong on our side.');
 }
 
+/** Where a hook was called from, so a throwing hook is reported with its request. */
+interface HookSite {
+  readonly method: string;
+  readonly route: string | undefined;
+  readonly requestId: string;
+}
+
 /** A hook must never break an answer; a throwing hook is reported to onError. */
 function callHook<TEvent>(
   hooks: PetStoreHooks,
   hook: ((event: TEvent) => void) | undefined,
   event: TEvent,
-  requestId: string,
+  site: HookSite,
 ) {
   if (hook === undefined) return;
   try {
     hook(event);
   } catch (error) {
-    if (hook !== hooks.onError)
-      callHook(hooks, hooks.onError, { error, method: '', route: undefined, requestId }, requestId);
+    if (hook !== hooks.onError) callHook(hooks, hooks.onError, { error, ...site }, site);
   }
 }
 
@@ -106,7 +112,8 @@ export function createPetStore(input: PetStoreOptions): PetStore {
         requestId,
         sunsetAt: options.sunsetAt,
       };
-      callHook(hooks, hooks.onDeprecatedCall, event, requestId);
+      const site = { method: request.method, route: route.template, requestId };
+      callHook(hooks, hooks.onDeprecatedCall, event, site);
     }
     try {
       return {
@@ -139,28 +146,22 @@ export function createPetStore(input: PetStoreOptions): PetStore {
           error,
         };
       }
-      const route = outcome.route?.template;
+      const site: HookSite = { method: request.method, route: outcome.route?.template, requestId };
       if ('error' in outcome && !isStorageUnavailable(outcome.error)) {
-        callHook(
-          hooks,
-          hooks.onError,
-          { error: outcome.error, method: request.method, route, requestId },
-          requestId,
-        );
+        callHook(hooks, hooks.onError, { error: outcome.error, ...site }, site);
       }
       const response = toResponse(outcome.result, {
         ...outcome.headers,
         'x-request-id': requestId,
       });
       const event = {
-        method: request.method,
-        route,
+        ...site,
         operationId: outcome.operationId,
         status: response.status,
         durationMs: performance.now() - started,
         requestId,
       };
-      callHook(hooks, hooks.onResponse, event, requestId);
+      callHook(hooks, hooks.onResponse, event, site);
       return response;
     },
   };

@@ -127,6 +127,31 @@ export const operationCases: ConformanceCase[] = [
     },
   },
   {
+    name: 'hooks: a throwing hook is reported to onError with its request',
+    rule: 'Hooks: onError receives unexpected errors; the core keeps answering whatever a hook does',
+    options: {
+      hooks: {
+        onDeprecatedCall: () => {
+          throw new Error('counter broke');
+        },
+        onError: hooks.onError,
+      },
+    },
+    run: async ({ send }) => {
+      reset();
+      const res = await send(get('/pets/1', { ...get('/').headers, 'x-request-id': 'hook-1' }));
+      expect(res.status).toBe(404);
+      expect(errors).toEqual([
+        {
+          error: new Error('counter broke'),
+          method: 'GET',
+          route: '/pets/{petId}',
+          requestId: 'hook-1',
+        },
+      ]);
+    },
+  },
+  {
     name: 'hooks: a throwing onResponse hook does not change the answer',
     rule: 'Hooks: the core keeps answering whatever a hook does',
     options: {
