@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { createPetStore, type PetStore, type PetStoreOptions } from '@petstore/core';
 import { sendHttp, type WireRequest, type WireResponse } from '@petstore/core/testing';
 import { createMemoryStorage } from '@petstore/storage-memory';
-import type { Express } from 'express';
+import express, { type Express } from 'express';
+import { afterEach } from 'vitest';
 
 export const API_KEY = 'express-adapter-test-key';
 export const AUTH = { authorization: `Bearer ${API_KEY}` } as const;
@@ -36,4 +37,18 @@ export async function listen(app: Express): Promise<Running> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+const running: Running[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+/** A fresh app set up by `configure`, listening; closed after the current test. */
+export async function serveApp(configure: (app: Express) => void): Promise<Running> {
+  const app = express();
+  configure(app);
+  const server = await listen(app);
+  running.push(server);
+  return server;
 }

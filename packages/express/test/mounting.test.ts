@@ -1,20 +1,7 @@
-import express, { type ErrorRequestHandler, type Express } from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import express, { type ErrorRequestHandler } from 'express';
+import { describe, expect, it } from 'vitest';
 import { petStoreRouter } from '../src/index.js';
-import { AUTH, JSON_AUTH, listen, memoryStore, type Running } from './helpers.js';
-
-const running: Running[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close()));
-});
-
-async function serve(configure: (app: Express) => void): Promise<Running> {
-  const app = express();
-  configure(app);
-  const server = await listen(app);
-  running.push(server);
-  return server;
-}
+import { AUTH, JSON_AUTH, memoryStore, serveApp } from './helpers.js';
 
 const newPet = (name: string) => JSON.stringify({ name, categoryId: 1 });
 
@@ -30,7 +17,7 @@ const hostErrors: ErrorRequestHandler = (
 
 describe('mount point', () => {
   it('uses the mount path in Location and Link', async () => {
-    const api = await serve((app) => app.use('/api/pets-v1', petStoreRouter(memoryStore())));
+    const api = await serveApp((app) => app.use('/api/pets-v1', petStoreRouter(memoryStore())));
     const created = await api.send({
       method: 'POST',
       path: '/api/pets-v1/pets',
@@ -65,7 +52,7 @@ describe('mount point', () => {
   });
 
   it('includes every router level in the base path', async () => {
-    const api = await serve((app) => {
+    const api = await serveApp((app) => {
       const tenant = express.Router();
       tenant.use('/v1', petStoreRouter(memoryStore()));
       app.use('/tenant', tenant);
@@ -80,7 +67,7 @@ describe('mount point', () => {
   });
 
   it('takes the basePath option over the mount path (a proxy rewrites the prefix)', async () => {
-    const api = await serve((app) =>
+    const api = await serveApp((app) =>
       app.use('/v1', petStoreRouter(memoryStore(), { basePath: (req) => `/public${req.baseUrl}` })),
     );
     const created = await api.send({
@@ -93,7 +80,7 @@ describe('mount point', () => {
   });
 
   it('answers for every path under the mount, as the core decides', async () => {
-    const api = await serve((app) => app.use('/v1', petStoreRouter(memoryStore())));
+    const api = await serveApp((app) => app.use('/v1', petStoreRouter(memoryStore())));
     const unknown = await api.send({ method: 'GET', path: '/v1/nothing-here', headers: AUTH });
     expect(unknown.status).toBe(404);
     expect(unknown.headers['content-length']).toBe(String(Buffer.byteLength(unknown.body)));
@@ -106,7 +93,7 @@ describe('mount point', () => {
 
 describe('next to host routes', () => {
   it('leaves host routes before and after the mount alone', async () => {
-    const api = await serve((app) => {
+    const api = await serveApp((app) => {
       app.get('/healthz', (_req, res) => {
         res.json({ ok: true });
       });
@@ -128,7 +115,7 @@ describe('next to host routes', () => {
   });
 
   it("leaves the host's error handler in charge outside the mount and for errors that are not about the body", async () => {
-    const api = await serve((app) => {
+    const api = await serveApp((app) => {
       app.use(
         express.json({
           verify: (_req, _res, buf) => {

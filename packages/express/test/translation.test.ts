@@ -1,8 +1,8 @@
 import type { PetStore, PetStoreRequest, PetStoreResponse } from '@petstore/core';
-import express, { type Express } from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import express from 'express';
+import { describe, expect, it } from 'vitest';
 import { petStoreRouter } from '../src/index.js';
-import { listen, memoryStore, type Running } from './helpers.js';
+import { memoryStore, serveApp } from './helpers.js';
 
 /** A store that answers with what it was handed: checks the translation alone. */
 function echoStore(): PetStore {
@@ -38,22 +38,9 @@ function echoStore(): PetStore {
   };
 }
 
-const running: Running[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close()));
-});
-
-async function serve(configure: (app: Express) => void): Promise<Running> {
-  const app = express();
-  configure(app);
-  const server = await listen(app);
-  running.push(server);
-  return server;
-}
-
 describe('request translation', () => {
   it('hands over the path below the mount and the raw query, neither decoded', async () => {
-    const api = await serve((app) => app.use('/v1', petStoreRouter(echoStore())));
+    const api = await serveApp((app) => app.use('/v1', petStoreRouter(echoStore())));
     const seen = JSON.parse(
       (await api.send({ method: 'GET', path: '/v1/pets/%31?limit=%31&x=a+b' })).body,
     );
@@ -69,7 +56,7 @@ describe('request translation', () => {
   });
 
   it('hands over the unread stream when no parser ran', async () => {
-    const api = await serve((app) => app.use('/v1', petStoreRouter(echoStore())));
+    const api = await serveApp((app) => app.use('/v1', petStoreRouter(echoStore())));
     const headers = { 'content-type': 'application/json' };
     const seen = JSON.parse(
       (await api.send({ method: 'POST', path: '/v1/pets', headers, body: '{"a":1}' })).body,
@@ -78,7 +65,9 @@ describe('request translation', () => {
   });
 
   it("hands over express.json()'s value with the wire size, and an empty body as empty", async () => {
-    const api = await serve((app) => app.use('/v1', express.json(), petStoreRouter(echoStore())));
+    const api = await serveApp((app) =>
+      app.use('/v1', express.json(), petStoreRouter(echoStore())),
+    );
     const headers = { 'content-type': 'application/json' };
     const parsed = JSON.parse(
       (await api.send({ method: 'POST', path: '/v1/pets', headers, body: '{"a": 1}' })).body,
@@ -97,7 +86,7 @@ describe('request translation', () => {
   });
 
   it('hands over text and bytes from express.text() and express.raw() as they are', async () => {
-    const api = await serve((app) => {
+    const api = await serveApp((app) => {
       app.use('/text', express.text({ type: 'application/json' }), petStoreRouter(echoStore()));
       app.use('/raw', express.raw({ type: 'application/json' }), petStoreRouter(echoStore()));
     });
@@ -113,7 +102,7 @@ describe('request translation', () => {
   });
 
   it('hands over what body-parser refused, as the core would have read it', async () => {
-    const api = await serve((app) =>
+    const api = await serveApp((app) =>
       app.use('/v1', express.json({ limit: 10 }), petStoreRouter(echoStore())),
     );
     const send = async (headers: Record<string, string>, body: string) =>
