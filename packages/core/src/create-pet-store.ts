@@ -3,16 +3,17 @@ import { type ApiError, apiError, errorResponse, isApiError, JSON_CONTENT_TYPE }
 import type { HandlerResult, RequestContext } from './handlers/context.js';
 import type { PetStoreRequest, PetStoreResponse } from './http.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { type OperationHeader, operationsFor } from './operations.js';
 import {
   normaliseBasePath,
   type PetStoreHooks,
   type PetStoreOptions,
+  type ResolvedOptions,
   resolveOptions,
 } from './options.js';
 import type { PetStore } from './pet-store.js';
 import { requestIdOf } from './request-id.js';
-import { matchRoute, type Route } from './router.js';
-import { buildRoutes } from './routes.js';
+import { compileRouter, type Route } from './router.js';
 import { isStorageUnavailable } from './storage.js';
 
 function toResponse(result: HandlerResult, extraHeaders: Record<string, string>): PetStoreResponse {
@@ -61,6 +62,17 @@ function callHook<TEvent>(
   }
 }
 
+/** An operation's own headers, sent in lower case like every header the core sets. */
+function headerValues(
+  headers: readonly OperationHeader[],
+  options: ResolvedOptions,
+  basePath: string,
+): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const header of headers) values[header.name.toLowerCase()] = header.value(options, basePath);
+  return values;
+}
+
 interface Outcome {
   readonly result: HandlerResult;
   readonly route: Route | undefined;
@@ -73,13 +85,14 @@ export function createPetStore(input: PetStoreOptions): PetStore {
   const options = resolveOptions(input);
   const { hooks } = options;
   const authenticate = createAuthenticator(input);
-  const openApiDocument = buildOpenApiDocument(options, options.basePath);
-  const routes = buildRoutes(options, openApiDocument);
+  const operations = operationsFor(options);
+  const openApiDocument = buildOpenApiDocument(operations, options);
+  const findRoute = compileRouter(operations);
 
   async function dispatch(request: PetStoreRequest, requestId: string): Promise<Outcome> {
     const basePath =
       request.basePath === undefined ? options.basePath : normaliseBasePath(request.basePath);
-    const match = matchRoute(routes, request.method, request.path);
+    const match = findRoute(request.method, request.path);
     const none = { route: undefined, operationId: undefined, headers: {} };
     // Authentication comes first: an unauthenticated client learns nothing about routes or input.
     const isPublic = match.kind === 'operation' && match.operation.public === true;
@@ -102,8 +115,10 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       principal,
       pathParams: match.params,
       query: new URLSearchParams(request.query ?? ''),
+      openApiDocument,
     };
-    const headers = operation.headers?.(context) ?? {};
+    const headers =
+      operation.headers === undefined ? {} : headerValues(operation.headers, options, basePath);
     if (operation.deprecated === true) {
       const event = {
         operationId: operation.operationId,

@@ -1,8 +1,8 @@
 import { type ConversionConfig, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
+import type { HeaderDoc, OperationSpec, Parameter, SchemaName } from './operations.js';
 import type { ResolvedOptions } from './options.js';
-import { CursorParamSchema, IdParamSchema, LimitParamSchema } from './query.js';
 import {
   ErrorBodySchema,
   NewPetSchema,
@@ -15,7 +15,7 @@ import {
 
 type Json = Record<string, unknown>;
 
-const schemas = {
+const schemas: Record<SchemaName, v.GenericSchema> = {
   Pet: PetSchema,
   NewPet: NewPetSchema,
   Pets: PetsSchema,
@@ -45,7 +45,10 @@ const paramSchema = (schema: v.GenericSchema): Json => {
   return rest;
 };
 
-const json = (schema: Json) => ({ 'application/json': { schema } });
+/** A JSON body, with its schema when the document has one. */
+const json = (schema: Json | undefined) => ({
+  'application/json': schema === undefined ? {} : { schema },
+});
 
 const ERROR_TEXT: Record<ErrorCode, string> = {
   invalid_request:
@@ -65,116 +68,114 @@ const ERROR_TEXT: Record<ErrorCode, string> = {
     'Storage unreachable (`service_unavailable`); retry after `Retry-After` seconds.',
 };
 
-const HEADER_DOCS: Record<string, Json> = {
+const HEADER_DOCS = {
   'WWW-Authenticate': { description: 'RFC 6750 challenge.', schema: { type: 'string' } },
   'Retry-After': {
     description: 'Seconds to wait before retrying.',
     schema: { type: 'integer', minimum: 0 },
   },
+} satisfies Record<string, HeaderDoc>;
+
+/** Headers an error carries, whichever operation answers it. */
+const ERROR_HEADERS: Partial<Record<ErrorCode, readonly (keyof typeof HEADER_DOCS)[]>> = {
+  unauthorized: ['WWW-Authenticate'],
+  idempotency_key_in_use: ['Retry-After'],
+  service_unavailable: ['Retry-After'],
 };
 
-function errorResponses(codes: readonly ErrorCode[], extraHeaders: Json = {}): Json {
-  const byStatus: Record<number, ErrorCode[]> = {};
+const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+
+const response = (
+  description: string,
+  headers: Readonly<Record<string, unknown>>,
+  body: SchemaName | undefined,
+): Json => ({
+  description,
+  headers: { ...headers, ...REQUEST_ID_HEADER },
+  content: json(body === undefined ? undefined : ref(body)),
+});
+
+/** One response per status; codes sharing a status share its description and headers. */
+function errorResponses(codes: readonly ErrorCode[], operationHeaders: Json): Json {
+  const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = ERROR_STATUS[code];
-    byStatus[status] = [...(byStatus[status] ?? []), code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return Object.fromEntries(
-    Object.entries(byStatus).map(([status, group]) => {
-      const headers: Json = { ...extraHeaders };
-      if (status === '401') headers['WWW-Authenticate'] = HEADER_DOCS['WWW-Authenticate'];
-      if (status === '503' || status === '409') headers['Retry-After'] = HEADER_DOCS['Retry-After'];
+    [...byStatus].map(([status, group]) => {
+      // Authentication comes before the operation, so a 401 carries none of its headers.
+      const headers: Json = status === 401 ? {} : { ...operationHeaders };
+      for (const name of group.flatMap((code) => ERROR_HEADERS[code] ?? [])) {
+        headers[name] = HEADER_DOCS[name];
+      }
       const description = group.map((code) => ERROR_TEXT[code]).join(' ');
-      return [status, { description, headers, content: json(ref('Error')) }];
+      return [status, response(description, headers, 'Error')];
     }),
   );
 }
 
-const OPENAPI_OPERATION = {
-  get: {
-    operationId: 'getOpenApiDocument',
-    summary: 'This document.',
-    security: [],
-    responses: {
-      200: { description: 'OpenAPI 3.1 document.', content: { 'application/json': {} } },
-    },
-  },
-};
-
-/** Every operation takes an X-Request-Id and every answer carries one. */
-function withRequestIds(paths: Record<string, Record<string, Json>>): Json {
-  return Object.fromEntries(
-    Object.entries(paths).map(([path, operations]) => [
-      path,
-      Object.fromEntries(
-        Object.entries(operations).map(([method, operation]) => {
-          const responses = Object.fromEntries(
-            Object.entries(operation.responses as Record<string, Json>).map(
-              ([status, response]) => [
-                status,
-                {
-                  ...response,
-                  headers: {
-                    ...(response.headers as Json),
-                    'X-Request-Id': { $ref: '#/components/headers/RequestId' },
-                  },
-                },
-              ],
-            ),
-          );
-          const parameters = [
-            ...((operation.parameters as Json[]) ?? []),
-            { $ref: '#/components/parameters/RequestId' },
-          ];
-          return [method, { ...operation, parameters, responses }];
-        }),
-      ),
-    ]),
-  );
+function parameter({ name, in: where, description, schema }: Parameter): Json {
+  return {
+    name,
+    in: where,
+    required: where === 'path',
+    ...(description === undefined ? {} : { description }),
+    schema: typeof schema === 'string' ? ref(schema) : paramSchema(schema),
+  };
 }
 
-const COMMON_ERRORS: readonly ErrorCode[] = [
-  'unauthorized',
-  'internal_error',
-  'service_unavailable',
-];
+function operationObject(operation: OperationSpec, options: ResolvedOptions): Json {
+  // The values this store sends are constants of the document (the default base path's).
+  const operationHeaders = Object.fromEntries(
+    (operation.headers ?? []).map(({ name, description, value }) => [
+      name,
+      { description, schema: { type: 'string', const: value(options, options.basePath) } },
+    ]),
+  );
+  const { success } = operation;
+  return {
+    operationId: operation.operationId,
+    ...(operation.tags.length > 0 ? { tags: operation.tags } : {}),
+    summary: operation.summary,
+    ...(operation.deprecated ? { deprecated: true } : {}),
+    ...(operation.public ? { security: [] } : {}),
+    parameters: [
+      ...operation.parameters.map(parameter),
+      ...(operation.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+      { $ref: '#/components/parameters/RequestId' },
+    ],
+    ...(operation.requestBody === undefined
+      ? {}
+      : { requestBody: { required: true, content: json(ref(operation.requestBody)) } }),
+    responses: {
+      [success.status]: response(
+        success.description,
+        { ...success.headers, ...operationHeaders },
+        success.body,
+      ),
+      ...errorResponses(operation.errors, operationHeaders),
+    },
+  };
+}
 
-/** The OpenAPI 3.1 document: schemas from valibot, operations from this table. */
-export function buildOpenApiDocument(options: ResolvedOptions, basePath: string): Json {
-  const limit = {
-    name: 'limit',
-    in: 'query',
-    required: false,
-    schema: paramSchema(LimitParamSchema),
-  };
-  const cursor = {
-    name: 'cursor',
-    in: 'query',
-    required: false,
-    description: 'Opaque cursor taken from the `Link: rel="next"` header of the previous page.',
-    schema: paramSchema(CursorParamSchema),
-  };
-  const nextLinkHeader = {
-    Link: {
-      description: 'RFC 8288 link to the next page (`rel="next"`), absent on the last page.',
-      schema: { type: 'string' },
-    },
-  };
-  const deprecation = {
-    Deprecation: {
-      description: 'RFC 9745: when this operation was deprecated, as `@<unix-seconds>`.',
-      schema: { type: 'string', const: `@${Math.floor(options.deprecatedAt.getTime() / 1000)}` },
-    },
-    Sunset: {
-      description: 'RFC 8594: when this operation will be removed.',
-      schema: { type: 'string', const: options.sunsetAt.toUTCString() },
-    },
-    Link: {
-      description: 'The replacement: `rel="successor-version"`.',
-      schema: { type: 'string', const: `<${basePath}/pets>; rel="successor-version"` },
-    },
-  };
+function pathsOf(operations: readonly OperationSpec[], options: ResolvedOptions): Json {
+  const paths: Record<string, Json> = {};
+  for (const operation of operations) {
+    paths[operation.path] = {
+      ...paths[operation.path],
+      [operation.method.toLowerCase()]: operationObject(operation, options),
+    };
+  }
+  return paths;
+}
 
+/** The OpenAPI 3.1 document: schemas from valibot, operations from the operation table. */
+export function buildOpenApiDocument(
+  operations: readonly OperationSpec[],
+  options: ResolvedOptions,
+): Json {
+  const tags = [...new Set(operations.flatMap((operation) => operation.tags))];
   return {
     openapi: '3.1.0',
     info: {
@@ -186,104 +187,10 @@ export function buildOpenApiDocument(options: ResolvedOptions, basePath: string)
     servers:
       options.servers.length > 0
         ? options.servers.map((server) => ({ ...server }))
-        : [{ url: basePath }],
+        : [{ url: options.basePath }],
     security: [{ bearerAuth: [] }],
-    tags: [{ name: 'pets' }, { name: 'store' }],
-    paths: withRequestIds({
-      '/pets': {
-        get: {
-          operationId: 'listPets',
-          tags: ['pets'],
-          summary: 'List animals, ascending by id, one page at a time.',
-          parameters: [
-            limit,
-            { name: 'status', in: 'query', required: false, schema: ref('PetStatus') },
-            cursor,
-          ],
-          responses: {
-            200: {
-              description: 'A page of animals (a plain array); `Link: rel="next"` when more exist.',
-              headers: nextLinkHeader,
-              content: json(ref('Pets')),
-            },
-            ...errorResponses(['invalid_request', ...COMMON_ERRORS]),
-          },
-        },
-        post: {
-          operationId: 'createPet',
-          tags: ['pets'],
-          summary: 'Add an animal.',
-          parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
-          requestBody: { required: true, content: json(ref('NewPet')) },
-          responses: {
-            201: {
-              description: 'Created, or the first answer replayed for a repeated Idempotency-Key.',
-              headers: {
-                Location: {
-                  description: 'URL path of the new animal.',
-                  schema: { type: 'string' },
-                },
-                'Idempotent-Replayed': {
-                  description:
-                    '`true` when this is the replayed answer to an earlier request with the same Idempotency-Key.',
-                  schema: { type: 'string', const: 'true' },
-                },
-              },
-              content: json(ref('Pet')),
-            },
-            ...errorResponses([
-              'invalid_request',
-              'payload_too_large',
-              'unsupported_media_type',
-              'idempotency_key_in_use',
-              'idempotency_key_reused',
-              ...COMMON_ERRORS,
-            ]),
-          },
-        },
-      },
-      '/pets/{petId}': {
-        get: {
-          operationId: 'getPet',
-          tags: ['pets'],
-          summary: 'Get an animal (deprecated: use GET /pets with the status filter).',
-          deprecated: true,
-          parameters: [
-            {
-              name: 'petId',
-              in: 'path',
-              required: true,
-              schema: paramSchema(IdParamSchema),
-            },
-          ],
-          responses: {
-            200: { description: 'The animal.', headers: deprecation, content: json(ref('Pet')) },
-            ...errorResponses(
-              ['invalid_request', 'not_found', 'internal_error', 'service_unavailable'],
-              deprecation,
-            ),
-            ...errorResponses(['unauthorized']),
-          },
-        },
-      },
-      '/store/orders': {
-        get: {
-          operationId: 'listOrders',
-          tags: ['store'],
-          summary: 'List store orders (provisional schema), ascending by id, one page at a time.',
-          parameters: [limit, cursor],
-          responses: {
-            200: {
-              description: 'A page of orders (a plain array); `Link: rel="next"` when more exist.',
-              headers: nextLinkHeader,
-              content: json(ref('Orders')),
-            },
-            ...errorResponses(['invalid_request', ...COMMON_ERRORS]),
-          },
-        },
-      },
-      ...(options.exposeOpenApi ? { '/openapi.json': OPENAPI_OPERATION } : {}),
-    }),
+    tags: tags.map((name) => ({ name })),
+    paths: pathsOf(operations, options),
     components: {
       schemas: componentSchemas(),
       parameters: {

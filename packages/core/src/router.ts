@@ -1,45 +1,74 @@
-import type { Handler, RequestContext } from './handlers/context.js';
-
-export interface Operation {
-  readonly operationId: string;
-  readonly handler: Handler;
-  /** Headers every answer of this operation carries, errors included (deprecation). */
-  readonly headers?: (
-    context: Pick<RequestContext, 'options' | 'basePath'>,
-  ) => Record<string, string>;
-  /** Answered without authentication. */
-  readonly public?: boolean;
-  /** Calls are reported to the onDeprecatedCall hook. */
-  readonly deprecated?: boolean;
-}
+import type { OperationSpec } from './operations.js';
 
 export interface Route {
   /** OpenAPI-style template, for hooks and logs: `/pets/{petId}`. */
   readonly template: string;
-  readonly pattern: RegExp;
-  readonly methods: Readonly<Record<string, Operation>>;
+  /** Operations by method, exactly as sent (HTTP methods are case-sensitive). */
+  readonly methods: ReadonlyMap<string, OperationSpec>;
+  /** The `Allow` header for this path: its methods in table order. */
+  readonly allow: string;
 }
 
 export type Match =
   | {
       readonly kind: 'operation';
       readonly route: Route;
-      readonly operation: Operation;
-      readonly params: string[];
+      readonly operation: OperationSpec;
+      /** Captured path segments, still percent-encoded. */
+      readonly params: readonly string[];
     }
   | { readonly kind: 'method_not_allowed'; readonly route: Route; readonly allow: string }
   | { readonly kind: 'not_found' };
 
-/** Finds the route for a path below the base path; methods are case-sensitive, as HTTP says. */
-export function matchRoute(routes: readonly Route[], method: string, path: string): Match {
-  for (const route of routes) {
-    const found = route.pattern.exec(path);
-    if (found === null) continue;
-    const operation = route.methods[method];
-    if (operation === undefined || !Object.hasOwn(route.methods, method)) {
-      return { kind: 'method_not_allowed', route, allow: Object.keys(route.methods).join(', ') };
+export type Router = (method: string, path: string) => Match;
+
+const NOT_FOUND: Match = { kind: 'not_found' };
+const NO_PARAMS: readonly string[] = Object.freeze([]);
+
+/** `/pets/{petId}` → /^\/pets\/([^/]+)$/: a parameter is one non-empty segment. */
+function patternOf(template: string): RegExp {
+  const source = template
+    .split(/\{[^}]+\}/)
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+    .join('([^/]+)');
+  return new RegExp(`^${source}$`);
+}
+
+/**
+ * Compiles the operation table into a matcher: fixed paths by one Map lookup,
+ * templated ones by their patterns, in table order.
+ */
+export function compileRouter(operations: readonly OperationSpec[]): Router {
+  const byTemplate = new Map<string, Map<string, OperationSpec>>();
+  for (const operation of operations) {
+    const methods = byTemplate.get(operation.path) ?? new Map<string, OperationSpec>();
+    if (methods.has(operation.method)) {
+      throw new Error(`two operations for ${operation.method} ${operation.path}`);
     }
-    return { kind: 'operation', route, operation, params: found.slice(1) };
+    byTemplate.set(operation.path, methods.set(operation.method, operation));
   }
-  return { kind: 'not_found' };
+  const fixed = new Map<string, Route>();
+  const templated: { readonly pattern: RegExp; readonly route: Route }[] = [];
+  for (const [template, methods] of byTemplate) {
+    const route: Route = { template, methods, allow: [...methods.keys()].join(', ') };
+    if (template.includes('{')) templated.push({ pattern: patternOf(template), route });
+    else fixed.set(template, route);
+  }
+
+  const found = (route: Route, method: string, params: readonly string[]): Match => {
+    const operation = route.methods.get(method);
+    return operation === undefined
+      ? { kind: 'method_not_allowed', route, allow: route.allow }
+      : { kind: 'operation', route, operation, params };
+  };
+
+  return (method, path) => {
+    const route = fixed.get(path);
+    if (route !== undefined) return found(route, method, NO_PARAMS);
+    for (const { pattern, route } of templated) {
+      const captured = pattern.exec(path);
+      if (captured !== null) return found(route, method, captured.slice(1));
+    }
+    return NOT_FOUND;
+  };
 }

@@ -12,6 +12,8 @@ export interface RequestContext {
   /** Captured path segments of the matched route (still percent-encoded). */
   readonly pathParams: readonly string[];
   readonly query: URLSearchParams;
+  /** This store's OpenAPI document, built once. */
+  readonly openApiDocument: Readonly<Record<string, unknown>>;
 }
 
 export interface Reply {

@@ -1,7 +1,4 @@
 import { type Handler, reply } from './context.js';
 
-/** Built once per store; see openapi.ts. */
-export const getOpenApi =
-  (document: Readonly<Record<string, unknown>>): Handler =>
-  async () =>
-    reply(200, document);
+/** The document is built once per store; see openapi.ts. */
+export const getOpenApi: Handler = async ({ openApiDocument }) => reply(200, openApiDocument);

@@ -1,21 +1,10 @@
 import * as v from 'valibot';
 import { apiError } from '../errors.js';
-import type { ResolvedOptions } from '../options.js';
 import { IdParamSchema } from '../query.js';
 import { type Handler, reply } from './context.js';
 import { presentPet } from './present.js';
 
-/** RFC 9745 `Deprecation`, RFC 8594 `Sunset`, and the successor link. */
-export const deprecationHeaders = (
-  options: ResolvedOptions,
-  basePath: string,
-): Record<string, string> => ({
-  deprecation: `@${Math.floor(options.deprecatedAt.getTime() / 1000)}`,
-  sunset: options.sunsetAt.toUTCString(),
-  link: `<${basePath}/pets>; rel="successor-version"`,
-});
-
-/** Deprecated: the route table adds `deprecationHeaders` to every answer of this operation. */
+/** Deprecated: the operation table adds the deprecation headers to every answer of it. */
 export const getPet: Handler = async ({ pathParams, options }) => {
   const id = v.safeParse(IdParamSchema, pathParams[0]);
   if (!id.success) {

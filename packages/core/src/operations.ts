@@ -1,0 +1,206 @@
+import type * as v from 'valibot';
+import type { ErrorCode } from './errors.js';
+import type { Handler } from './handlers/context.js';
+import { createPet } from './handlers/create-pet.js';
+import { getOpenApi } from './handlers/get-openapi.js';
+import { getPet } from './handlers/get-pet.js';
+import { listOrders } from './handlers/list-orders.js';
+import { listPets } from './handlers/list-pets.js';
+import type { ResolvedOptions } from './options.js';
+import { CursorParamSchema, IdParamSchema, LimitParamSchema } from './query.js';
+
+/** A component schema of the document, by name (see openapi.ts). */
+export type SchemaName = 'Pet' | 'NewPet' | 'Pets' | 'PetStatus' | 'Order' | 'Orders' | 'Error';
+
+export interface HeaderDoc {
+  readonly description: string;
+  readonly schema: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A header the core puts on every answer of an operation once the caller is
+ * authenticated (errors included): its value at run time, and its documentation.
+ */
+export interface OperationHeader {
+  /** As documented; sent in lower case. */
+  readonly name: string;
+  readonly description: string;
+  readonly value: (options: ResolvedOptions, basePath: string) => string;
+}
+
+export interface Parameter {
+  readonly name: string;
+  readonly in: 'query' | 'path';
+  readonly description?: string;
+  /** Documented from the same valibot schema that parses it, or a component. */
+  readonly schema: v.GenericSchema | SchemaName;
+}
+
+export interface Success {
+  readonly status: 200 | 201;
+  readonly description: string;
+  /** The body's component schema; undefined for a JSON body without one. */
+  readonly body: SchemaName | undefined;
+  readonly headers?: Readonly<Record<string, HeaderDoc>>;
+}
+
+/** One row of the operation table: everything the router and the OpenAPI document know. */
+export interface OperationSpec {
+  readonly method: 'GET' | 'POST';
+  /** Below the base path, OpenAPI style: `/pets/{petId}`. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly tags: readonly string[];
+  readonly handler: Handler;
+  readonly parameters: readonly Parameter[];
+  /** Takes the Idempotency-Key header. */
+  readonly idempotent?: true;
+  readonly requestBody?: SchemaName;
+  readonly success: Success;
+  /** Every error this operation answers with; statuses and their headers follow from the codes. */
+  readonly errors: readonly ErrorCode[];
+  /** Answered without authentication. */
+  readonly public?: true;
+  /** Reported to onDeprecatedCall; `headers` say when it goes and what replaces it. */
+  readonly deprecated?: true;
+  readonly headers?: readonly OperationHeader[];
+  /** Served only when this says so (default: always). */
+  readonly enabled?: (options: ResolvedOptions) => boolean;
+}
+
+const limit: Parameter = { name: 'limit', in: 'query', schema: LimitParamSchema };
+const cursor: Parameter = {
+  name: 'cursor',
+  in: 'query',
+  description: 'Opaque cursor taken from the `Link: rel="next"` header of the previous page.',
+  schema: CursorParamSchema,
+};
+const status: Parameter = { name: 'status', in: 'query', schema: 'PetStatus' };
+
+const nextLink: Record<string, HeaderDoc> = {
+  Link: {
+    description: 'RFC 8288 link to the next page (`rel="next"`), absent on the last page.',
+    schema: { type: 'string' },
+  },
+};
+
+/** RFC 9745 `Deprecation`, RFC 8594 `Sunset`, and the successor link. */
+const deprecation: readonly OperationHeader[] = [
+  {
+    name: 'Deprecation',
+    description: 'RFC 9745: when this operation was deprecated, as `@<unix-seconds>`.',
+    value: (options) => `@${Math.floor(options.deprecatedAt.getTime() / 1000)}`,
+  },
+  {
+    name: 'Sunset',
+    description: 'RFC 8594: when this operation will be removed.',
+    value: (options) => options.sunsetAt.toUTCString(),
+  },
+  {
+    name: 'Link',
+    description: 'The replacement: `rel="successor-version"`.',
+    value: (_, basePath) => `<${basePath}/pets>; rel="successor-version"`,
+  },
+];
+
+/** Answers any authenticated operation can give: a bad key, a bug, a storage outage. */
+const COMMON = ['unauthorized', 'internal_error', 'service_unavailable'] as const;
+
+/** The API, one row per operation, in the order `Allow` and the document list them. */
+export const OPERATIONS: readonly OperationSpec[] = [
+  {
+    method: 'GET',
+    path: '/pets',
+    operationId: 'listPets',
+    tags: ['pets'],
+    summary: 'List animals, ascending by id, one page at a time.',
+    handler: listPets,
+    parameters: [limit, status, cursor],
+    success: {
+      status: 200,
+      description: 'A page of animals (a plain array); `Link: rel="next"` when more exist.',
+      headers: nextLink,
+      body: 'Pets',
+    },
+    errors: ['invalid_request', ...COMMON],
+  },
+  {
+    method: 'POST',
+    path: '/pets',
+    operationId: 'createPet',
+    tags: ['pets'],
+    summary: 'Add an animal.',
+    handler: createPet,
+    parameters: [],
+    idempotent: true,
+    requestBody: 'NewPet',
+    success: {
+      status: 201,
+      description: 'Created, or the first answer replayed for a repeated Idempotency-Key.',
+      headers: {
+        Location: { description: 'URL path of the new animal.', schema: { type: 'string' } },
+        'Idempotent-Replayed': {
+          description:
+            '`true` when this is the replayed answer to an earlier request with the same Idempotency-Key.',
+          schema: { type: 'string', const: 'true' },
+        },
+      },
+      body: 'Pet',
+    },
+    errors: [
+      'invalid_request',
+      'payload_too_large',
+      'unsupported_media_type',
+      'idempotency_key_in_use',
+      'idempotency_key_reused',
+      ...COMMON,
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/pets/{petId}',
+    operationId: 'getPet',
+    tags: ['pets'],
+    summary: 'Get an animal (deprecated: use GET /pets with the status filter).',
+    handler: getPet,
+    parameters: [{ name: 'petId', in: 'path', schema: IdParamSchema }],
+    success: { status: 200, description: 'The animal.', body: 'Pet' },
+    errors: ['invalid_request', 'not_found', ...COMMON],
+    deprecated: true,
+    headers: deprecation,
+  },
+  {
+    method: 'GET',
+    path: '/store/orders',
+    operationId: 'listOrders',
+    tags: ['store'],
+    summary: 'List store orders (provisional schema), ascending by id, one page at a time.',
+    handler: listOrders,
+    parameters: [limit, cursor],
+    success: {
+      status: 200,
+      description: 'A page of orders (a plain array); `Link: rel="next"` when more exist.',
+      headers: nextLink,
+      body: 'Orders',
+    },
+    errors: ['invalid_request', ...COMMON],
+  },
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tags: [],
+    summary: 'This document.',
+    handler: getOpenApi,
+    parameters: [],
+    success: { status: 200, description: 'OpenAPI 3.1 document.', body: undefined },
+    errors: [],
+    public: true,
+    enabled: (options) => options.exposeOpenApi,
+  },
+];
+
+/** The operations this store serves. */
+export const operationsFor = (options: ResolvedOptions): readonly OperationSpec[] =>
+  OPERATIONS.filter((operation) => operation.enabled?.(options) ?? true);

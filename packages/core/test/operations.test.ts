@@ -1,0 +1,108 @@
+import { createMemoryStorage } from '@petstore/storage-memory';
+import { describe, expect, it } from 'vitest';
+import { createPetStore } from '../src/index.js';
+import { OPERATIONS, type OperationSpec } from '../src/operations.js';
+import { compileRouter } from '../src/router.js';
+
+type Json = Record<string, unknown>;
+
+const route = compileRouter(OPERATIONS);
+const store = (exposeOpenApi = true) =>
+  createPetStore({ storage: createMemoryStorage(), apiKeys: ['k'], exposeOpenApi });
+
+/** A concrete path for a template: every parameter becomes `1`. */
+const concrete = (template: string) => template.replaceAll(/\{[^}]+\}/g, '1');
+
+describe('the operation table', () => {
+  it('routes every row to its own operation, parameters captured', () => {
+    for (const operation of OPERATIONS) {
+      const match = route(operation.method, concrete(operation.path));
+      expect(match.kind === 'operation' && match.operation, operation.operationId).toBe(operation);
+    }
+    const getPet = route('GET', '/pets/42');
+    expect(getPet.kind === 'operation' && getPet.params).toEqual(['42']);
+  });
+
+  it('answers Allow with the methods of the path, in table order', () => {
+    expect(route('DELETE', '/pets')).toMatchObject({
+      kind: 'method_not_allowed',
+      allow: 'GET, POST',
+    });
+    expect(route('PUT', '/pets/1')).toMatchObject({ kind: 'method_not_allowed', allow: 'GET' });
+  });
+
+  it('matches methods exactly and never through the prototype', () => {
+    for (const method of ['get', '__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(route(method, '/pets').kind, method).toBe('method_not_allowed');
+    }
+  });
+
+  it('finds nothing for near misses of a path', () => {
+    for (const path of [
+      '/pets/',
+      '/pets//',
+      '/pets/1/',
+      '/pets/1/2',
+      '/PETS',
+      '/openapi.jsonx',
+      '/openapiXjson',
+      '',
+    ]) {
+      expect(route('GET', path).kind, path).toBe('not_found');
+    }
+  });
+
+  it('refuses two rows for the same method and path', () => {
+    const [first] = OPERATIONS as [OperationSpec];
+    expect(() => compileRouter([first, { ...first, operationId: 'again' }])).toThrow(
+      /two operations/,
+    );
+  });
+
+  it('documents exactly the operations the store serves, with their ids', () => {
+    for (const exposeOpenApi of [true, false]) {
+      const served = OPERATIONS.filter(
+        (o) => exposeOpenApi || o.operationId !== 'getOpenApiDocument',
+      );
+      const paths = store(exposeOpenApi).openApiDocument.paths as Record<
+        string,
+        Record<string, Json>
+      >;
+      const documented = Object.entries(paths).flatMap(([path, methods]) =>
+        Object.entries(methods).map(
+          ([method, op]) => `${method.toUpperCase()} ${path} ${String(op.operationId)}`,
+        ),
+      );
+      expect(documented).toEqual(served.map((o) => `${o.method} ${o.path} ${o.operationId}`));
+    }
+  });
+
+  it('sends the documented value of each operation header', async () => {
+    const storeWithDefaults = store();
+    const document = storeWithDefaults.openApiDocument as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          { responses: Record<string, { headers: Record<string, { schema: { const?: string } }> }> }
+        >
+      >;
+    };
+    for (const operation of OPERATIONS.filter((o) => o.headers !== undefined)) {
+      const res = await storeWithDefaults.handle({
+        method: operation.method,
+        path: concrete(operation.path),
+        headers: { authorization: 'Bearer k' },
+      });
+      const documented =
+        document.paths[operation.path]?.[operation.method.toLowerCase()]?.responses[
+          String(res.status)
+        ]?.headers;
+      for (const header of operation.headers ?? []) {
+        expect(res.headers[header.name.toLowerCase()], header.name).toBe(
+          documented?.[header.name]?.schema.const,
+        );
+      }
+    }
+  });
+});
