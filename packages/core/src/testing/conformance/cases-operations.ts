@@ -1,24 +1,9 @@
 import { expect } from 'vitest';
-import type { DeprecatedCallEvent, ErrorEvent, ResponseEvent } from '../../options.js';
 import type { PetStorage } from '../../storage.js';
 import { get, postPet } from './helpers.js';
 import type { ConformanceCase } from './types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-const responses: ResponseEvent[] = [];
-const deprecatedCalls: DeprecatedCallEvent[] = [];
-const errors: ErrorEvent[] = [];
-const reset = () => {
-  responses.length = 0;
-  deprecatedCalls.length = 0;
-  errors.length = 0;
-};
-const hooks = {
-  onResponse: (event: ResponseEvent) => responses.push(event),
-  onDeprecatedCall: (event: DeprecatedCallEvent) => deprecatedCalls.push(event),
-  onError: (event: ErrorEvent) => errors.push(event),
-};
 
 /** The real storage, except that listing pets hits a bug. Delegates explicitly: storages may be class instances. */
 const failingList = (storage: PetStorage): PetStorage => ({
@@ -65,12 +50,11 @@ export const operationCases: ConformanceCase[] = [
   {
     name: 'hooks: onResponse sees method, route template, status, duration and request id',
     rule: 'Hooks: onResponse (method, route template, status, duration, request id)',
-    options: { hooks },
-    run: async ({ send }) => {
-      reset();
+    recordHooks: true,
+    run: async ({ send, events }) => {
       await send(get('/pets/12', { ...get('/').headers, 'x-request-id': 'r-1' }));
       await send(get('/nowhere', { ...get('/').headers, 'x-request-id': 'r-2' }));
-      expect(responses).toEqual([
+      expect(events.responses).toEqual([
         {
           method: 'GET',
           route: '/pets/{petId}',
@@ -88,19 +72,18 @@ export const operationCases: ConformanceCase[] = [
           requestId: 'r-2',
         },
       ]);
-      expect(responses.every((event) => event.durationMs >= 0)).toBe(true);
+      expect(events.responses.every((event) => event.durationMs >= 0)).toBe(true);
     },
   },
   {
     name: 'hooks: onDeprecatedCall is told of every getPet call, and of nothing else',
     rule: 'GET /pets/{petId}: a hook lets the host count or log calls to deprecated operations',
-    options: { hooks },
-    run: async ({ send }) => {
-      reset();
+    recordHooks: true,
+    run: async ({ send, events }) => {
       await send(get('/pets/1', { ...get('/').headers, 'x-request-id': 'dep-1' }));
       await send(get('/pets'));
       await send(get('/pets/1', {}));
-      expect(deprecatedCalls).toEqual([
+      expect(events.deprecatedCalls).toEqual([
         {
           operationId: 'getPet',
           method: 'GET',
@@ -114,34 +97,32 @@ export const operationCases: ConformanceCase[] = [
   {
     name: 'hooks: onError receives the unexpected error; the client sees only internal_error',
     rule: 'Hooks: onError (unexpected errors, with the error; the client sees only internal_error)',
-    options: { hooks },
+    recordHooks: true,
     wrapStorage: failingList,
-    run: async ({ send }) => {
-      reset();
+    run: async ({ send, events }) => {
       const res = await send(get('/pets', { ...get('/').headers, 'x-request-id': 'err-1' }));
       expect(res.status).toBe(500);
       expect(res.body).not.toContain('disk on fire');
-      expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatchObject({ method: 'GET', route: '/pets', requestId: 'err-1' });
-      expect(errors[0]?.error).toEqual(new Error('disk on fire'));
+      expect(events.errors).toHaveLength(1);
+      expect(events.errors[0]).toMatchObject({ method: 'GET', route: '/pets', requestId: 'err-1' });
+      expect(events.errors[0]?.error).toEqual(new Error('disk on fire'));
     },
   },
   {
     name: 'hooks: a throwing hook is reported to onError with its request',
     rule: 'Hooks: onError receives unexpected errors; the core keeps answering whatever a hook does',
+    recordHooks: true,
     options: {
       hooks: {
         onDeprecatedCall: () => {
           throw new Error('counter broke');
         },
-        onError: hooks.onError,
       },
     },
-    run: async ({ send }) => {
-      reset();
+    run: async ({ send, events }) => {
       const res = await send(get('/pets/1', { ...get('/').headers, 'x-request-id': 'hook-1' }));
       expect(res.status).toBe(404);
-      expect(errors).toEqual([
+      expect(events.errors).toEqual([
         {
           error: new Error('counter broke'),
           method: 'GET',

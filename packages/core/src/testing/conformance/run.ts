@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { createPetStore } from '../../create-pet-store.js';
+import type {
+  DeprecatedCallEvent,
+  ErrorEvent,
+  PetStoreHooks,
+  ResponseEvent,
+} from '../../options.js';
 import type { PetStore } from '../../pet-store.js';
 import type { PetStorage } from '../../storage.js';
 import { createResponseValidator } from '../response-validator.js';
 import type { ConformanceTarget, WireRequest, WireResponse } from '../wire.js';
 import { conformanceCases } from './cases.js';
 import { API_KEY, SECOND_API_KEY } from './helpers.js';
-import type { ConformanceCase, Expectation } from './types.js';
+import type { ConformanceCase, Expectation, HookEvents } from './types.js';
 
 export interface RunConformanceOptions {
   /** Suite name, e.g. 'express over memory'. */
@@ -27,7 +33,6 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Rules that hold for every answer, whichever case sent the request. */
 function checkInvariants(
-  store: PetStore,
   wire: WireRequest,
   res: WireResponse,
   validate: ReturnType<typeof createResponseValidator>,
@@ -44,7 +49,23 @@ function checkInvariants(
     expect(typeof body.code).toBe('string');
     expect(typeof body.message).toBe('string');
   }
-  void store;
+}
+
+/** Fresh per case, so cases cannot see each other's events even when run concurrently. */
+function recordHooks(): { events: HookEvents; hooks: PetStoreHooks } {
+  const events = {
+    responses: [] as ResponseEvent[],
+    deprecatedCalls: [] as DeprecatedCallEvent[],
+    errors: [] as ErrorEvent[],
+  };
+  return {
+    events,
+    hooks: {
+      onResponse: (event) => events.responses.push(event),
+      onDeprecatedCall: (event) => events.deprecatedCalls.push(event),
+      onError: (event) => events.errors.push(event),
+    },
+  };
 }
 
 function checkExpectation(expected: Expectation, res: WireResponse): void {
@@ -74,9 +95,14 @@ async function runCase(testCase: ConformanceCase, options: RunConformanceOptions
     for (const pet of testCase.seed?.pets ?? []) await fresh.createPet(pet);
     for (const order of testCase.seed?.orders ?? []) await fresh.createOrder(order);
     const storage = testCase.wrapStorage?.(fresh) ?? fresh;
+    const recorder = recordHooks();
+    const hooks = testCase.recordHooks
+      ? { ...recorder.hooks, ...testCase.options?.hooks }
+      : testCase.options?.hooks;
     const store = createPetStore({
       apiKeys: [API_KEY, SECOND_API_KEY],
       ...testCase.options,
+      hooks,
       storage,
     });
     const validate = createResponseValidator(store.openApiDocument);
@@ -84,11 +110,12 @@ async function runCase(testCase: ConformanceCase, options: RunConformanceOptions
     try {
       const send = async (wire: WireRequest) => {
         const res = await target.send(wire);
-        checkInvariants(store, wire, res, validate);
+        checkInvariants(wire, res, validate);
         return res;
       };
-      if ('run' in testCase) await testCase.run({ send, storage: fresh, store });
-      else checkExpectation(testCase.expect, await send(testCase.request));
+      if ('run' in testCase) {
+        await testCase.run({ send, storage: fresh, store, events: recorder.events });
+      } else checkExpectation(testCase.expect, await send(testCase.request));
     } finally {
       await target.close();
     }
@@ -98,8 +125,9 @@ async function runCase(testCase: ConformanceCase, options: RunConformanceOptions
 }
 
 /**
- * Registers every conformance case as a vitest test against one target.
- * There is deliberately no way to skip a case. Returns the registered names.
+ * Registers every conformance case as a vitest test against one target, and a
+ * closing test that fails unless every case actually ran (none skipped, none
+ * lost). There is deliberately no way to skip a case. Returns the registered names.
  */
 export function runConformance(options: RunConformanceOptions): readonly string[] {
   const names = conformanceCases.map((testCase) => testCase.name);
@@ -107,13 +135,21 @@ export function runConformance(options: RunConformanceOptions): readonly string[
   const unknown = Object.keys(known).filter((name) => !names.includes(name));
   if (unknown.length > 0) throw new Error(`knownDifferences names no case: ${unknown.join('; ')}`);
   describe(`conformance: ${options.name}`, () => {
+    const ran = new Set<string>();
+    const body = (testCase: ConformanceCase) => () => {
+      ran.add(testCase.name);
+      return runCase(testCase, options);
+    };
     for (const testCase of conformanceCases) {
       const reason = known[testCase.name];
-      if (reason === undefined) it(testCase.name, () => runCase(testCase, options));
-      else
-        it.fails(`${testCase.name} [known difference: ${reason}]`, () =>
-          runCase(testCase, options));
+      if (reason === undefined) it(testCase.name, body(testCase));
+      else it.fails(`${testCase.name} [known difference: ${reason}]`, body(testCase));
     }
+    // Last and sequential, so it runs after every case, under `sequence.concurrent` too.
+    it.sequential('every conformance case ran', () => {
+      expect(names.filter((name) => !ran.has(name))).toEqual([]);
+      expect(ran.size).toBe(conformanceCases.length);
+    });
   });
   return names;
 }

@@ -1,4 +1,9 @@
-import type { PetStoreOptions } from '../../options.js';
+import type {
+  DeprecatedCallEvent,
+  ErrorEvent,
+  PetStoreOptions,
+  ResponseEvent,
+} from '../../options.js';
 import type { PetStore } from '../../pet-store.js';
 import type { OrderInput, PetInput } from '../../schemas.js';
 import type { PetStorage } from '../../storage.js';
@@ -28,11 +33,20 @@ export interface Expectation {
   readonly mentions?: readonly string[];
 }
 
+/** What the store's hooks reported during one case (when the case sets `recordHooks`). */
+export interface HookEvents {
+  readonly responses: readonly ResponseEvent[];
+  readonly deprecatedCalls: readonly DeprecatedCallEvent[];
+  readonly errors: readonly ErrorEvent[];
+}
+
 export interface CaseContext {
   /** Sends through the target; every answer is checked against the OpenAPI document and the Error rules. */
   send(request: WireRequest): Promise<WireResponse>;
   readonly storage: PetStorage;
   readonly store: PetStore;
+  /** This case's own hook events, never shared with another case. */
+  readonly events: HookEvents;
 }
 
 interface CaseBase {
@@ -41,6 +55,8 @@ interface CaseBase {
   /** The rule of the contract this case checks. */
   readonly rule: string;
   readonly options?: CaseOptions;
+  /** Install hooks that record into `events`; hooks in `options` replace them one by one. */
+  readonly recordHooks?: true;
   readonly seed?: CaseSeed;
   /** Wraps the fresh storage, for cases about storage failures. */
   readonly wrapStorage?: (storage: PetStorage) => PetStorage;
