@@ -1,10 +1,10 @@
-import type { PetInput, PetStatus } from '@petstore/core';
+import { PET_STATUSES, type PetInput, type PetStatus } from '@petstore/core';
 
 /** The one API key every server in the bench accepts; never leaves 127.0.0.1. */
 export const API_KEY = 'bench-key-5f0c2a9e7d1b4c38a6e0f2d9b7c1a4e3';
 export const AUTHORIZATION = `Bearer ${API_KEY}`;
 
-export const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
+export const STATUSES: readonly PetStatus[] = PET_STATUSES;
 
 /**
  * The pet with id `id` in every seeded store: the same rule in memory, in the bare

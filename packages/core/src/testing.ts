@@ -1,3 +1,8 @@
+export {
+  type AdapterScenarioOptions,
+  MOUNT_PREFIXES,
+  runAdapterScenarios,
+} from './testing/adapter-scenarios.js';
 export { conformanceCases } from './testing/conformance/cases.js';
 export { type RunConformanceOptions, runConformance } from './testing/conformance/run.js';
 export type {
@@ -11,5 +16,11 @@ export type {
 export { POUR_TOTAL, type PourOutcome, pour } from './testing/pour.js';
 export { createResponseValidator } from './testing/response-validator.js';
 export * from './testing/storage-contract.js';
-export { coreTarget, httpTarget, sendHttp, serveNodeServer } from './testing/targets.js';
+export {
+  coreTarget,
+  httpTarget,
+  type RunningServer,
+  sendHttp,
+  serveNodeServer,
+} from './testing/targets.js';
 export type { ConformanceTarget, WireRequest, WireResponse } from './testing/wire.js';

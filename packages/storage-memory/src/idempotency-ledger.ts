@@ -1,8 +1,4 @@
-import type { PetStorage } from '@petstore/core';
-
-// Derived from the port while `@petstore/core` does not export these by name.
-export type IdempotencyClaim = Parameters<PetStorage['createPetIdempotent']>[1];
-export type IdempotentCreateResult = Awaited<ReturnType<PetStorage['createPetIdempotent']>>;
+import type { IdempotencyClaim } from '@petstore/core';
 
 /** What is kept per claim: enough to replay or refuse, never the response itself. */
 interface Entry {

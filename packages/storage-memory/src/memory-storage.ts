@@ -1,9 +1,11 @@
-import type { OrderInput, PetInput, PetStorage } from '@petstore/core';
-import {
-  type IdempotencyClaim,
-  IdempotencyLedger,
-  type IdempotentCreateResult,
-} from './idempotency-ledger.js';
+import type {
+  IdempotencyClaim,
+  IdempotentCreateResult,
+  OrderInput,
+  PetInput,
+  PetStorage,
+} from '@petstore/core';
+import { IdempotencyLedger } from './idempotency-ledger.js';
 import { OrderLog } from './order-log.js';
 import { PetTable } from './pet-table.js';
 

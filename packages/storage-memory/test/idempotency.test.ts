@@ -1,6 +1,6 @@
-import { MAX_ID, type PetInput } from '@petstore/core';
+import { type IdempotencyClaim, MAX_ID, type PetInput } from '@petstore/core';
 import { describe, expect, it } from 'vitest';
-import { type IdempotencyClaim, IdempotencyLedger } from '../src/idempotency-ledger.js';
+import { IdempotencyLedger } from '../src/idempotency-ledger.js';
 import { createMemoryStorage } from '../src/index.js';
 import { memoryStorageOver, type Tables } from '../src/memory-storage.js';
 import { OrderLog } from '../src/order-log.js';

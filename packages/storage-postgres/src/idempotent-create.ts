@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { PetInput } from '@petstore/core';
+import type { IdempotencyClaim, IdempotentCreateResult, PetInput } from '@petstore/core';
 import type { Queryable } from './executor.js';
-import type { IdempotencyClaim, IdempotentCreateResult } from './port.js';
 import { type ClaimRow, type PetRow, petValues, type Queries, toPet } from './queries.js';
 
 /**

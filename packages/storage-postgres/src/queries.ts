@@ -1,4 +1,12 @@
-import type { Order, OrderInput, OrderStatus, Pet, PetInput, PetStatus } from '@petstore/core';
+import {
+  type Order,
+  type OrderInput,
+  type OrderStatus,
+  PET_STATUSES,
+  type Pet,
+  type PetInput,
+  type PetStatus,
+} from '@petstore/core';
 
 /**
  * SQL text for one schema. Values always travel as bind parameters; the only thing spliced
@@ -84,14 +92,14 @@ export interface OrderRow {
   readonly complete: boolean;
 }
 
-const PET_STATUSES: readonly string[] = ['available', 'pending', 'sold'] satisfies PetStatus[];
 const ORDER_STATUSES: readonly string[] = [
   'placed',
   'approved',
   'delivered',
 ] satisfies OrderStatus[];
 
-const isPetStatus = (value: string): value is PetStatus => PET_STATUSES.includes(value);
+const isPetStatus = (value: string): value is PetStatus =>
+  (PET_STATUSES as readonly string[]).includes(value);
 const isOrderStatus = (value: string): value is OrderStatus => ORDER_STATUSES.includes(value);
 
 // The table's CHECK constraints make these impossible; if one fires, the schema is not ours.

@@ -1,4 +1,6 @@
 import type {
+  IdempotencyClaim,
+  IdempotentCreateResult,
   Order,
   OrderInput,
   PageQuery,
@@ -12,7 +14,6 @@ import { createExecutor } from './executor.js';
 import { createPetIdempotently } from './idempotent-create.js';
 import { type PostgresStorageOptions, resolveSchema, resolveTimeouts } from './options.js';
 import { createOwnedPool } from './pool.js';
-import type { IdempotencyClaim, IdempotentCreateResult } from './port.js';
 import {
   type OrderRow,
   orderValues,

@@ -108,15 +108,23 @@ export const httpTarget = (origin: string, close: () => Promise<void>): Conforma
   close,
 });
 
+/** A target listening on a real socket: where, and the node:http server (to watch its sockets). */
+export interface RunningServer extends ConformanceTarget {
+  readonly origin: string;
+  readonly server: Server;
+}
+
 /** Starts a node:http server (an Express app wrapped in `http.createServer`, say) on 127.0.0.1. */
-export async function serveNodeServer(server: Server): Promise<ConformanceTarget> {
+export async function serveNodeServer(server: Server): Promise<RunningServer> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  return httpTarget(`http://127.0.0.1:${port}`, async () => {
+  const origin = `http://127.0.0.1:${port}`;
+  const target = httpTarget(origin, async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
+  return { ...target, origin, server };
 }

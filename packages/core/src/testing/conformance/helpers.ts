@@ -1,4 +1,4 @@
-import type { PetInput } from '../../schemas.js';
+import { PET_STATUSES, type PetInput } from '../../schemas.js';
 import type { WireRequest } from '../wire.js';
 
 export const API_KEY = 'conformance-key';
@@ -41,7 +41,7 @@ export const pets = (
   }));
 
 export const cycleStatus = (i: number): PetInput['status'] =>
-  (['available', 'pending', 'sold'] as const)[i % 3] ?? 'available';
+  PET_STATUSES[i % PET_STATUSES.length] ?? 'available';
 
 /** `next` URL path from a Link header, or undefined. */
 export function nextPath(link: string | undefined): string | undefined {

@@ -11,7 +11,7 @@ import type { PetStorage } from '../../storage.js';
 import { createResponseValidator } from '../response-validator.js';
 import type { ConformanceTarget, WireRequest, WireResponse } from '../wire.js';
 import { conformanceCases } from './cases.js';
-import { API_KEY, SECOND_API_KEY } from './helpers.js';
+import { API_KEY, JSON_TYPE, SECOND_API_KEY } from './helpers.js';
 import type { ConformanceCase, Expectation, HookEvents } from './types.js';
 
 export interface RunConformanceOptions {
@@ -28,8 +28,6 @@ export interface RunConformanceOptions {
    */
   readonly knownDifferences?: Readonly<Record<string, string>> | undefined;
 }
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Rules that hold for every answer, whichever case sent the request. */
 function checkInvariants(

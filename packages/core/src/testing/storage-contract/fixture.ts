@@ -1,5 +1,12 @@
 import { expect } from 'vitest';
-import type { Order, OrderInput, Pet, PetInput, PetStatus } from '../../schemas.js';
+import {
+  type Order,
+  type OrderInput,
+  PET_STATUSES,
+  type Pet,
+  type PetInput,
+  type PetStatus,
+} from '../../schemas.js';
 import type { PageQuery, PetPageQuery, PetStorage } from '../../storage.js';
 
 /** What `create()` hands the suite: a fresh, empty storage, and how to dispose of what it used. */
@@ -46,13 +53,11 @@ export const withFreshStorage =
 export const PET_KEYS = ['id', 'name', 'categoryId', 'status'] as const;
 export const ORDER_KEYS = ['id', 'petId', 'quantity', 'shipDate', 'status', 'complete'] as const;
 
-const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
-
 /** A valid pet input; `n` varies the name, category and (cycling) the status. */
 export const petInput = (n: number, overrides: Partial<PetInput> = {}): PetInput => ({
   name: `pet-${n}`,
   categoryId: (n % 7) + 1,
-  status: STATUSES[n % STATUSES.length] ?? 'available',
+  status: PET_STATUSES[n % PET_STATUSES.length] ?? 'available',
   ...overrides,
 });
 

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import type { Pet, PetStatus } from '../../schemas.js';
+import { PET_STATUSES } from '../../schemas.js';
 import {
   createPets,
   expectPet,
@@ -103,7 +104,7 @@ export function registerListingCases(use: Use): void {
         storage,
         Array.from({ length: 30 }, (_, n) => petInput(n)),
       );
-      for (const status of ['available', 'pending', 'sold'] as const) {
+      for (const status of PET_STATUSES) {
         const expected = statusesOf(pets, status);
         const page = await storage.listPets({ limit: 100, status });
         expect(ids(page)).toEqual(ids(expected));
@@ -124,7 +125,7 @@ export function registerListingCases(use: Use): void {
         storage,
         Array.from({ length: 30 }, (_, n) => petInput(n)),
       );
-      for (const status of ['available', 'pending', 'sold'] as const) {
+      for (const status of PET_STATUSES) {
         for (const pivot of pets) {
           const expected = statusesOf(pets, status).filter((pet) => pet.id > pivot.id);
           const page = await storage.listPets({ limit: 3, status, afterId: pivot.id });
@@ -155,7 +156,7 @@ export function registerListingCases(use: Use): void {
       );
       for (const limit of [1, 2, 3, 5, 22, 23, 24, 100]) {
         expect(ids(await listAllPets(storage, limit))).toEqual(ids(pets));
-        for (const status of ['available', 'pending', 'sold'] as const) {
+        for (const status of PET_STATUSES) {
           expect(ids(await listAllPets(storage, limit, status))).toEqual(
             ids(statusesOf(pets, status)),
           );

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { MAX_ID, type PetInput } from '../../schemas.js';
+import { MAX_ID, PET_STATUSES, type PetInput } from '../../schemas.js';
 import {
   createPets,
   expectPet,
@@ -128,7 +128,7 @@ export function registerPetCases(use: Use): void {
   it(
     'every status round-trips',
     use(async (storage) => {
-      for (const status of ['available', 'pending', 'sold'] as const) {
+      for (const status of PET_STATUSES) {
         const pet = await storage.createPet({ name: status, categoryId: 1, status });
         expect(pet.status).toBe(status);
         expect((await storage.getPet(pet.id))?.status).toBe(status);
