@@ -13,7 +13,7 @@ export interface BannerFacts {
   readonly basePath: string;
   readonly storage: string;
   readonly seeded: number;
-  readonly config: Pick<AppConfig, 'apiKeys' | 'keyGenerated'>;
+  readonly config: Pick<AppConfig, 'apiKeys' | 'keyGenerated' | 'seedPets'>;
 }
 
 /**
@@ -22,10 +22,17 @@ export interface BannerFacts {
  */
 export function bannerLines({ address, basePath, storage, seeded, config }: BannerFacts): string[] {
   const url = `http://${urlHost(address)}:${address.port}${basePath}`;
-  const key = config.keyGenerated ? config.apiKeys[0] : '$API_KEY';
+  // Keys from API_KEYS are never printed: the hint names where to find one instead.
+  const key = config.keyGenerated ? config.apiKeys[0] : '<a key from API_KEYS>';
+  const seeding =
+    seeded > 0
+      ? `, ${seeded} demo pets created`
+      : config.seedPets > 0
+        ? `, SEED_PETS=${config.seedPets} skipped: the storage already holds pets`
+        : '';
   return [
     `pet store listening on ${url}`,
-    `storage: ${storage}${seeded > 0 ? `, ${seeded} demo pets created` : ''}`,
+    `storage: ${storage}${seeding}`,
     config.keyGenerated
       ? `API key (generated, shown once; set API_KEYS to choose your own): ${key}`
       : `API keys: ${config.apiKeys.length} from API_KEYS`,

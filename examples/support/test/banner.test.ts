@@ -22,7 +22,7 @@ describe('the start-up banner', () => {
       basePath: '/v1',
       storage: 'in-memory (data is lost on exit)',
       seeded: 2,
-      config: { apiKeys: ['gen-key'], keyGenerated: true },
+      config: { apiKeys: ['gen-key'], keyGenerated: true, seedPets: 2 },
     });
     expect(lines).toEqual([
       'pet store listening on http://127.0.0.1:4321/v1',
@@ -38,12 +38,28 @@ describe('the start-up banner', () => {
       basePath: '/v1',
       storage: 'PostgreSQL',
       seeded: 0,
-      config: { apiKeys: ['mine', 'yours'], keyGenerated: false },
+      config: { apiKeys: ['mine', 'yours'], keyGenerated: false, seedPets: 0 },
     });
     expect(lines.join('\n')).not.toMatch(/mine|yours/);
     expect(lines).toContain('API keys: 2 from API_KEYS');
+    // No $API_KEY: nothing sets that variable.
     expect(lines).toContain(
-      'try: curl -H "Authorization: Bearer $API_KEY" http://[::1]:80/v1/pets',
+      'try: curl -H "Authorization: Bearer <a key from API_KEYS>" http://[::1]:80/v1/pets',
+    );
+  });
+
+  it('says when SEED_PETS was skipped because the storage already holds pets', () => {
+    const facts = {
+      address: at('127.0.0.1', 'IPv4'),
+      basePath: '/v1',
+      storage: 'PostgreSQL',
+      config: { apiKeys: ['k'], keyGenerated: true, seedPets: 5 },
+    };
+    expect(bannerLines({ ...facts, seeded: 0 })[1]).toBe(
+      'storage: PostgreSQL, SEED_PETS=5 skipped: the storage already holds pets',
+    );
+    expect(bannerLines({ ...facts, seeded: 5 })[1]).toBe(
+      'storage: PostgreSQL, 5 demo pets created',
     );
   });
 });

@@ -35,7 +35,7 @@ export interface ListeningApp extends StartedApp {
   /** `http://127.0.0.1:<port>/v1`, from the banner. */
   readonly url: string;
   readonly origin: string;
-  /** The generated key from the banner, or `$API_KEY` when API_KEYS was set. */
+  /** The generated key from the banner, or its placeholder when API_KEYS was set. */
   readonly key: string;
 }
 
@@ -136,7 +136,7 @@ export async function startListening(
 ): Promise<ListeningApp> {
   const started = startApp(appDir, env);
   const url = await started.waitFor(/listening on (http:\/\/\S+\/v1)/);
-  const key = await started.waitFor(/Bearer (\S+)" /);
+  const key = await started.waitFor(/Bearer ([^"]+)" /);
   return { ...started, url, origin: new URL(url).origin, key };
 }
 
