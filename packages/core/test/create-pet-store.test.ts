@@ -1,6 +1,6 @@
-import { createMemoryStorage } from '@petstore/storage-memory';
 import { describe, expect, it } from 'vitest';
 import { createPetStore } from '../src/index.js';
+import { arrayStorage } from './support/array-storage.js';
 
 const auth = { authorization: 'Bearer k' };
 const create = (store: ReturnType<typeof createPetStore>, basePath?: string) =>
@@ -14,24 +14,20 @@ const create = (store: ReturnType<typeof createPetStore>, basePath?: string) =>
 
 describe('createPetStore', () => {
   it('refuses to start without a way to authenticate', () => {
-    expect(() => createPetStore({ storage: createMemoryStorage() })).toThrow(/apiKeys.*verify/);
-    expect(() => createPetStore({ storage: createMemoryStorage(), apiKeys: [] })).toThrow(
-      /non-empty/,
-    );
-    expect(() => createPetStore({ storage: createMemoryStorage(), apiKeys: [''] })).toThrow(
-      /non-empty/,
-    );
+    expect(() => createPetStore({ storage: arrayStorage() })).toThrow(/apiKeys.*verify/);
+    expect(() => createPetStore({ storage: arrayStorage(), apiKeys: [] })).toThrow(/non-empty/);
+    expect(() => createPetStore({ storage: arrayStorage(), apiKeys: [''] })).toThrow(/non-empty/);
   });
 
   it('refuses a nonsensical maxBodyBytes', () => {
     expect(() =>
-      createPetStore({ storage: createMemoryStorage(), apiKeys: ['k'], maxBodyBytes: 0 }),
+      createPetStore({ storage: arrayStorage(), apiKeys: ['k'], maxBodyBytes: 0 }),
     ).toThrow(/maxBodyBytes/);
   });
 
   it('builds links from the basePath option when the request does not say its mount point', async () => {
     const store = createPetStore({
-      storage: createMemoryStorage(),
+      storage: arrayStorage(),
       apiKeys: ['k'],
       basePath: '/api/v1/',
     });
@@ -40,7 +36,7 @@ describe('createPetStore', () => {
   });
 
   it("prefers the request's own mount point for links", async () => {
-    const store = createPetStore({ storage: createMemoryStorage(), apiKeys: ['k'] });
+    const store = createPetStore({ storage: arrayStorage(), apiKeys: ['k'] });
     expect((await create(store, '/pets-api')).headers.location).toBe('/pets-api/pets/1');
     const page = await store.handle({
       method: 'GET',
@@ -65,7 +61,7 @@ describe('createPetStore', () => {
   });
 
   it('answers an unexpected exception with 500 and never rejects', async () => {
-    const storage = createMemoryStorage();
+    const storage = arrayStorage();
     const store = createPetStore({ storage, apiKeys: ['k'] });
     const res = await store.handle({
       method: 'GET',

@@ -1,12 +1,12 @@
-import { createMemoryStorage } from '@petstore/storage-memory';
 import { validate } from '@readme/openapi-parser';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { createPetStore, NewPetSchema, PetSchema } from '../src/index.js';
+import { arrayStorage } from './support/array-storage.js';
 
 type Json = Record<string, unknown>;
 const storeWith = (options: Partial<Parameters<typeof createPetStore>[0]> = {}) =>
-  createPetStore({ storage: createMemoryStorage(), apiKeys: ['k'], ...options });
+  createPetStore({ storage: arrayStorage(), apiKeys: ['k'], ...options });
 
 // The linter dereferences in place: give it a copy.
 const lint = (document: Readonly<Json>) =>

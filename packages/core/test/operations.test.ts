@@ -1,14 +1,14 @@
-import { createMemoryStorage } from '@petstore/storage-memory';
 import { describe, expect, it } from 'vitest';
 import { createPetStore } from '../src/index.js';
 import { OPERATIONS, type OperationSpec } from '../src/operations.js';
 import { compileRouter } from '../src/router.js';
+import { arrayStorage } from './support/array-storage.js';
 
 type Json = Record<string, unknown>;
 
 const route = compileRouter(OPERATIONS);
 const store = (exposeOpenApi = true) =>
-  createPetStore({ storage: createMemoryStorage(), apiKeys: ['k'], exposeOpenApi });
+  createPetStore({ storage: arrayStorage(), apiKeys: ['k'], exposeOpenApi });
 
 /** A concrete path for a template: every parameter becomes `1`. */
 const concrete = (template: string) => template.replaceAll(/\{[^}]+\}/g, '1');

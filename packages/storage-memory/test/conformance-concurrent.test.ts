@@ -1,6 +1,6 @@
 import { coreTarget, runConformance } from '@petstore/core/testing';
-import { createMemoryStorage } from '@petstore/storage-memory';
 import { describe } from 'vitest';
+import { createMemoryStorage } from '../src/index.js';
 
 // The suite again with its cases running at the same time: each case keeps its
 // own state (storage, store, hook events), so none sees another's.
