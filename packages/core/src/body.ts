@@ -1,5 +1,5 @@
 import { type ApiError, apiError } from './errors.js';
-import { findInexactNumber } from './exact-numbers.js';
+import { findRoundedNumbers } from './exact-numbers.js';
 import type { RequestBody, RequestHeaders } from './http.js';
 
 const tooLarge = (maxBytes: number): ApiError =>
@@ -51,9 +51,20 @@ async function readLimited(
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-type Parsed = { readonly kind: 'json'; readonly value: unknown } | ApiError;
+type Parsed =
+  | {
+      readonly kind: 'json';
+      readonly value: unknown;
+      /** Top-level properties (`''`: the root) whose number literal JSON.parse rounded. */
+      readonly rounded: readonly string[];
+    }
+  | ApiError;
 
-const json = (value: unknown): Parsed => ({ kind: 'json', value });
+const json = (value: unknown, rounded: readonly string[] = []): Parsed => ({
+  kind: 'json',
+  value,
+  rounded,
+});
 
 function parseJsonText(bytes: Uint8Array | string): Parsed {
   let text: string;
@@ -72,12 +83,8 @@ function parseJsonText(bytes: Uint8Array | string): Parsed {
   } catch (error) {
     return malformed(`The request body is not valid JSON: ${(error as Error).message}`);
   }
-  // JSON.parse rounds silently; the contract says reject, never round.
-  const inexact = findInexactNumber(text);
-  if (inexact !== undefined) {
-    return apiError('invalid_request', `The number ${inexact} cannot be represented exactly.`);
-  }
-  return json(value);
+  // JSON.parse rounds silently; the contract says reject, never round: validation refuses these.
+  return json(value, findRoundedNumbers(text));
 }
 
 /** The parsed JSON value, or the error that stopped it: 415, 413 or 400. */

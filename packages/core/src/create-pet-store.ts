@@ -10,6 +10,7 @@ import {
   resolveOptions,
 } from './options.js';
 import type { PetStore } from './pet-store.js';
+import { parseRawQuery } from './query.js';
 import { requestIdOf } from './request-id.js';
 import { matchRoute, type Route } from './router.js';
 import { buildRoutes } from './routes.js';
@@ -101,7 +102,7 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       basePath,
       principal,
       pathParams: match.params,
-      query: new URLSearchParams(request.query ?? ''),
+      query: parseRawQuery(request.query ?? ''),
     };
     const headers = operation.headers?.(context) ?? {};
     if (operation.deprecated === true) {

@@ -54,6 +54,7 @@ describe('readJsonBody', () => {
     ).toEqual({
       kind: 'json',
       value: { a: 1 },
+      rounded: [],
     });
     expect(
       await readJsonBody(JSON_HEADERS, { kind: 'parsed', value: { a: 1 }, byteLength: 101 }, 100),
@@ -87,6 +88,7 @@ describe('readJsonBody', () => {
     expect(await readJsonBody(JSON_HEADERS, text, 100)).toEqual({
       kind: 'json',
       value: { kind: 'error', code: 'x' },
+      rounded: [],
     });
   });
 });

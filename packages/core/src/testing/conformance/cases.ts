@@ -4,6 +4,7 @@ import { errorCases } from './cases-errors.js';
 import { getCases } from './cases-get.js';
 import { idempotencyCases } from './cases-idempotency.js';
 import { listCases } from './cases-list.js';
+import { messageCases } from './cases-messages.js';
 import { openApiCases } from './cases-openapi.js';
 import { operationCases } from './cases-operations.js';
 import { orderCases } from './cases-orders.js';
@@ -20,6 +21,7 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...idempotencyCases,
   ...operationCases,
   ...openApiCases,
+  ...messageCases,
 ];
 
 const names = conformanceCases.map((c) => c.name);
