@@ -1,12 +1,12 @@
-import { createAuthenticator } from './auth.js';
+import { createAuthenticator, isAuthUnavailable } from './auth.js';
 import { type ApiError, apiError, errorResponse, isApiError, JSON_CONTENT_TYPE } from './errors.js';
 import type { HandlerResult, RequestContext } from './handlers/context.js';
 import type { PetStoreRequest, PetStoreResponse } from './http.js';
 import { buildOpenApiDocument } from './openapi.js';
 import {
-  normaliseBasePath,
   type PetStoreHooks,
   type PetStoreOptions,
+  parseBasePath,
   resolveOptions,
 } from './options.js';
 import type { PetStore } from './pet-store.js';
@@ -74,17 +74,25 @@ export function createPetStore(input: PetStoreOptions): PetStore {
   const options = resolveOptions(input);
   const { hooks } = options;
   const authenticate = createAuthenticator(input);
+  // Adapters pass the same mount point request after request: check each value once.
+  let lastBasePath: { readonly raw: string; readonly parsed: string | TypeError } | undefined;
+  const requestBasePath = (raw: string | undefined): string | TypeError => {
+    if (raw === undefined) return options.basePath;
+    if (lastBasePath?.raw !== raw) lastBasePath = { raw, parsed: parseBasePath(raw) };
+    return lastBasePath.parsed;
+  };
   const openApiDocument = buildOpenApiDocument(options, options.basePath);
   const routes = buildRoutes(options, openApiDocument);
 
   async function dispatch(request: PetStoreRequest, requestId: string): Promise<Outcome> {
-    const basePath =
-      request.basePath === undefined ? options.basePath : normaliseBasePath(request.basePath);
     const match = matchRoute(routes, request.method, request.path);
     const none = { route: undefined, operationId: undefined, headers: {} };
     // Authentication comes first: an unauthenticated client learns nothing about routes or input.
     const isPublic = match.kind === 'operation' && match.operation.public === true;
     const principal = isPublic ? undefined : await authenticate(request.headers);
+    if (isAuthUnavailable(principal)) {
+      return { ...none, result: principal.error, error: principal.cause };
+    }
     if (isApiError(principal)) return { ...none, result: principal };
 
     if (match.kind === 'not_found') {
@@ -96,6 +104,12 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       return { ...none, route: match.route, result };
     }
     const { route, operation } = match;
+    // The request's own mount point goes into Location and Link: checked, and only now.
+    const basePath = isPublic ? options.basePath : requestBasePath(request.basePath);
+    if (basePath instanceof TypeError) {
+      const result = apiError('internal_error', 'Something went wrong on our side.');
+      return { ...none, route, operationId: operation.operationId, result, error: basePath };
+    }
     const context: RequestContext = {
       request,
       options,
@@ -138,7 +152,7 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       try {
         outcome = await dispatch(request, requestId);
       } catch (error) {
-        // Only a bug or a throwing `verify` gets here.
+        // Only a bug gets here.
         outcome = {
           result: failure(error),
           route: undefined,

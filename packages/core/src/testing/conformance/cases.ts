@@ -3,6 +3,7 @@ import { createCases } from './cases-create.js';
 import { errorCases } from './cases-errors.js';
 import { getCases } from './cases-get.js';
 import { idempotencyCases } from './cases-idempotency.js';
+import { keyCases } from './cases-keys.js';
 import { listCases } from './cases-list.js';
 import { messageCases } from './cases-messages.js';
 import { openApiCases } from './cases-openapi.js';
@@ -22,6 +23,7 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...operationCases,
   ...openApiCases,
   ...messageCases,
+  ...keyCases,
 ];
 
 const names = conformanceCases.map((c) => c.name);
