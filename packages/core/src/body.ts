@@ -22,8 +22,17 @@ const isParsed = (
   (body as { kind?: unknown }).kind === 'parsed';
 const isUnreadable = (
   body: object,
-): body is { kind: 'unreadable'; reason: 'malformed' | 'too_large' } =>
+): body is { kind: 'unreadable'; reason: 'malformed' | 'too_large' | 'aborted' } =>
   (body as { kind?: unknown }).kind === 'unreadable';
+
+/**
+ * The request body stream failed: the client hung up (or its connection
+ * broke) before sending it all. Nobody is left to answer, and it is not our
+ * bug: the core ends the request quietly.
+ */
+export class ClientAbortedError extends Error {
+  override readonly name = 'ClientAbortedError';
+}
 
 /**
  * Pulls chunks until the body ends or passes `maxBytes`. On overflow it stops
@@ -38,7 +47,12 @@ async function readLimited(
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const next = await iterator.next();
+    let next: IteratorResult<Uint8Array | string>;
+    try {
+      next = await iterator.next();
+    } catch (cause) {
+      throw new ClientAbortedError('the client went away while the body was read', { cause });
+    }
     if (next.done === true) break;
     const chunk =
       typeof next.value === 'string' ? new TextEncoder().encode(next.value) : next.value;
@@ -117,6 +131,7 @@ export async function readJsonBody(
     return bytes instanceof Uint8Array ? parseJsonText(bytes) : bytes;
   }
   if (isUnreadable(body)) {
+    if (body.reason === 'aborted') throw new ClientAbortedError('the host saw the client go away');
     return body.reason === 'too_large'
       ? tooLarge(maxBytes)
       : malformed('The request body is not valid JSON.');

@@ -1,4 +1,5 @@
 import { createAuthenticator, isAuthUnavailable } from './auth.js';
+import { ClientAbortedError } from './body.js';
 import { type ApiError, apiError, errorResponse, isApiError, JSON_CONTENT_TYPE } from './errors.js';
 import type { HandlerResult, RequestContext } from './handlers/context.js';
 import type { PetStoreRequest, PetStoreResponse } from './http.js';
@@ -7,6 +8,7 @@ import {
   type PetStoreHooks,
   type PetStoreOptions,
   parseBasePath,
+  type ResponseEvent,
   resolveOptions,
 } from './options.js';
 import type { PetStore } from './pet-store.js';
@@ -68,7 +70,14 @@ interface Outcome {
   readonly operationId: string | undefined;
   readonly headers: Record<string, string>;
   readonly error?: unknown;
+  /** The client went away while its body was read: no answer, no error. */
+  readonly aborted?: true;
 }
+
+/** nginx's "client closed request": what logs show for a request nobody was left to answer. */
+const CLIENT_CLOSED_REQUEST = 499;
+/** Never sent: an aborted request has no answer. */
+const GONE = apiError('internal_error', 'The client went away.');
 
 export function createPetStore(input: PetStoreOptions): PetStore {
   const options = resolveOptions(input);
@@ -138,6 +147,9 @@ export function createPetStore(input: PetStoreOptions): PetStore {
         result: await operation.handler(context),
       };
     } catch (error) {
+      if (error instanceof ClientAbortedError) {
+        return { route, operationId: operation.operationId, headers, result: GONE, aborted: true };
+      }
       return { route, operationId: operation.operationId, headers, result: failure(error), error };
     }
   }
@@ -165,16 +177,22 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       if ('error' in outcome && !isStorageUnavailable(outcome.error)) {
         callHook(hooks, hooks.onError, { error: outcome.error, ...site }, site);
       }
-      const response = toResponse(outcome.result, {
-        ...outcome.headers,
-        'x-request-id': requestId,
-      });
-      const event = {
+      const response: PetStoreResponse =
+        outcome.aborted === true
+          ? {
+              status: CLIENT_CLOSED_REQUEST,
+              headers: { 'x-request-id': requestId },
+              body: undefined,
+              aborted: true,
+            }
+          : toResponse(outcome.result, { ...outcome.headers, 'x-request-id': requestId });
+      const event: ResponseEvent = {
         ...site,
         operationId: outcome.operationId,
         status: response.status,
         durationMs: performance.now() - started,
         requestId,
+        ...(outcome.aborted === true ? { aborted: true } : {}),
       };
       callHook(hooks, hooks.onResponse, event, site);
       return response;

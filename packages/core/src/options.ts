@@ -22,6 +22,12 @@ export interface ResponseEvent {
   readonly status: number;
   readonly durationMs: number;
   readonly requestId: string;
+  /**
+   * Present when the client went away while its body was read: nothing was
+   * answered (`status` is 499, nginx's "client closed request") and it is
+   * not an error of yours or ours, so log it at info level.
+   */
+  readonly aborted?: true;
 }
 
 export interface DeprecatedCallEvent {
@@ -33,7 +39,10 @@ export interface DeprecatedCallEvent {
 }
 
 export interface ErrorEvent {
-  /** What was thrown; the client only saw `internal_error`. */
+  /**
+   * What was thrown. The client saw only `internal_error`, or
+   * `service_unavailable` when it was `verify` that failed or timed out.
+   */
   readonly error: unknown;
   readonly method: string;
   readonly route: string | undefined;

@@ -1,3 +1,4 @@
+import { abortCases } from './cases-aborts.js';
 import { authCases } from './cases-auth.js';
 import { createCases } from './cases-create.js';
 import { errorCases } from './cases-errors.js';
@@ -24,6 +25,7 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...openApiCases,
   ...messageCases,
   ...keyCases,
+  ...abortCases,
 ];
 
 const names = conformanceCases.map((c) => c.name);
