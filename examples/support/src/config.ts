@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import type { ApiKey } from '@petstore/core';
 
 export interface AppConfig {
   readonly port: number;
   readonly host: string;
-  readonly apiKeys: readonly string[];
+  /** `id:key` entries become `{ id, key }`: Idempotency-Keys are then scoped by the id. */
+  readonly apiKeys: readonly ApiKey[];
   /** True when no API_KEYS were given and the one key was made up at start. */
   readonly keyGenerated: boolean;
   /** Unset: in-memory storage. */
@@ -48,14 +50,36 @@ function integer(name: string, text: string, min: number, max: number): number |
     : `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`;
 }
 
-function apiKeys(text: string): readonly string[] | string {
-  const keys = text.split(',').map((key) => key.trim());
-  // Keys are secrets: errors name their position, never their text.
-  const bad = keys.findIndex((key) => !BEARER_TOKEN.test(key));
-  if (bad !== -1) {
-    return keys[bad] === ''
-      ? `API_KEYS entry ${bad + 1} is empty (keys are separated by commas)`
-      : `API_KEYS entry ${bad + 1} has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)`;
+/** Shorter keys can be guessed or brute-forced; a random 16 characters cannot. */
+export const MIN_API_KEY_LENGTH = 16;
+
+/** The `id` of an `id:key` entry. A key itself cannot hold `:`, so the first one splits. */
+const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** One `key` or `id:key` entry, or what is wrong with it (by position: keys are secrets, never echoed). */
+function apiKey(entry: string, position: number): { readonly key: ApiKey } | string {
+  if (entry === '') return `API_KEYS entry ${position} is empty (keys are separated by commas)`;
+  const colon = entry.indexOf(':');
+  const id = colon === -1 ? undefined : entry.slice(0, colon);
+  const key = colon === -1 ? entry : entry.slice(colon + 1);
+  if (id !== undefined && !KEY_ID.test(id)) {
+    return `API_KEYS entry ${position} has an id that is not 1 to 64 of A-Z a-z 0-9 . _ - (entries are key or id:key)`;
+  }
+  if (!BEARER_TOKEN.test(key)) {
+    return `API_KEYS entry ${position} has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)`;
+  }
+  if (key.length < MIN_API_KEY_LENGTH) {
+    return `API_KEYS entry ${position} is shorter than ${MIN_API_KEY_LENGTH} characters; use a long random key (for example: openssl rand -hex 16)`;
+  }
+  return { key: id === undefined ? key : { id, key } };
+}
+
+function apiKeys(text: string): readonly ApiKey[] | string {
+  const keys: ApiKey[] = [];
+  for (const [index, entry] of text.split(',').entries()) {
+    const parsed = apiKey(entry.trim(), index + 1);
+    if (typeof parsed === 'string') return parsed;
+    keys.push(parsed.key);
   }
   return keys;
 }

@@ -7,6 +7,8 @@ const configOf = (result: ConfigResult) => {
   return result.config;
 };
 
+const GOOD = 'good-key-0123456789';
+
 describe('loadConfig', () => {
   it('has defaults for everything, and makes up a key when none is given', () => {
     expect(configOf(loadConfig({}, () => 'made-up'))).toEqual({
@@ -34,7 +36,7 @@ describe('loadConfig', () => {
       loadConfig({
         PORT: ' 8080 ',
         HOST: '0.0.0.0',
-        API_KEYS: 'alpha, beta=',
+        API_KEYS: 'alpha-0123456789ab, ops:beta-0123456789ab=',
         DATABASE_URL: 'postgres://user:secret@127.0.0.1:5432/pets',
         SEED_PETS: '5',
         SHUTDOWN_TIMEOUT_MS: '2500',
@@ -44,7 +46,7 @@ describe('loadConfig', () => {
     expect(config).toEqual({
       port: 8080,
       host: '0.0.0.0',
-      apiKeys: ['alpha', 'beta='],
+      apiKeys: ['alpha-0123456789ab', { id: 'ops', key: 'beta-0123456789ab=' }],
       keyGenerated: false,
       databaseUrl: 'postgres://user:secret@127.0.0.1:5432/pets',
       seedPets: 5,
@@ -68,12 +70,39 @@ describe('loadConfig', () => {
   });
 
   it('refuses API keys that no Authorization header could carry, without printing them', () => {
-    expect(errorsOf(loadConfig({ API_KEYS: 'good,,other' }))).toEqual([
+    expect(errorsOf(loadConfig({ API_KEYS: `${GOOD},,other` }))).toEqual([
       'API_KEYS entry 2 is empty (keys are separated by commas)',
     ]);
-    const [message] = errorsOf(loadConfig({ API_KEYS: 'good,top secret' }));
+    const [message] = errorsOf(loadConfig({ API_KEYS: `${GOOD},top secret key 0123456` }));
     expect(message).toMatch(/^API_KEYS entry 2 has characters a bearer token cannot carry/);
     expect(message).not.toContain('secret');
+  });
+
+  it('refuses keys shorter than 16 characters, without printing them', () => {
+    const short = 'fifteen-chars-x';
+    expect(short).toHaveLength(15);
+    expect(errorsOf(loadConfig({ API_KEYS: `${GOOD},${short}` }))).toEqual([
+      'API_KEYS entry 2 is shorter than 16 characters; use a long random key (for example: openssl rand -hex 16)',
+    ]);
+    expect(errorsOf(loadConfig({ API_KEYS: `ops:${short}` }))).toEqual([
+      'API_KEYS entry 1 is shorter than 16 characters; use a long random key (for example: openssl rand -hex 16)',
+    ]);
+    expect(errorsOf(loadConfig({ API_KEYS: 'x' }))).toHaveLength(1);
+    expect(configOf(loadConfig({ API_KEYS: `${short}y` })).apiKeys).toEqual([`${short}y`]);
+  });
+
+  it('reads id:key pairs, the id before the first colon, and refuses a bad id', () => {
+    expect(
+      configOf(loadConfig({ API_KEYS: `alice:${GOOD}, bob.2:${GOOD}x, ${GOOD}y` })).apiKeys,
+    ).toEqual([{ id: 'alice', key: GOOD }, { id: 'bob.2', key: `${GOOD}x` }, `${GOOD}y`]);
+    for (const entry of [`:${GOOD}`, `a b:${GOOD}`, `${'i'.repeat(65)}:${GOOD}`]) {
+      expect(errorsOf(loadConfig({ API_KEYS: entry })), entry).toEqual([
+        'API_KEYS entry 1 has an id that is not 1 to 64 of A-Z a-z 0-9 . _ - (entries are key or id:key)',
+      ]);
+    }
+    const [message] = errorsOf(loadConfig({ API_KEYS: `alice:${GOOD}:more` }));
+    expect(message).toMatch(/^API_KEYS entry 1 has characters a bearer token cannot carry/);
+    expect(message).not.toContain(GOOD);
   });
 
   it('refuses a DATABASE_URL that is not PostgreSQL, without printing it', () => {

@@ -2,13 +2,39 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type ApiError, apiError } from './errors.js';
 import type { RequestHeaders } from './http.js';
 
-/** Who sent the request: a digest of the token, never the token itself (idempotency keys are scoped by it). */
+/**
+ * Who sent the request. `id` scopes Idempotency-Keys: `id:<id>` for a key
+ * listed with an id or a principal id from `verify`, else a digest of the
+ * token (never the token itself).
+ */
 export interface Principal {
   readonly kind: 'principal';
   readonly id: string;
 }
 
-export type Authenticate = (headers: RequestHeaders) => Promise<Principal | ApiError>;
+/** An accepted API key: the key alone, or with the id of whoever holds it. */
+export type ApiKey = string | { readonly id: string; readonly key: string };
+
+/**
+ * Your own key check: `true` accepts (Idempotency-Keys are then scoped by a
+ * digest of the token), a non-empty string accepts and names the principal
+ * (the scope is then that id), anything else refuses. Throwing, rejecting or
+ * not settling within `verifyTimeoutMs` answers 503.
+ */
+export type Verify = (token: string) => boolean | string | Promise<boolean | string>;
+
+/** The key check failed (threw, rejected or timed out): the client gets a 503, `onError` the cause. */
+export interface AuthUnavailable {
+  readonly kind: 'auth_unavailable';
+  readonly error: ApiError;
+  readonly cause: unknown;
+}
+
+export type Authenticate = (
+  headers: RequestHeaders,
+) => Principal | ApiError | AuthUnavailable | Promise<Principal | ApiError | AuthUnavailable>;
+
+export const DEFAULT_VERIFY_TIMEOUT_MS = 5000;
 
 const REALM = 'Bearer realm="petstore"';
 
@@ -34,14 +60,84 @@ export const unauthorized = (tokenSent: boolean): ApiError =>
     { headers: { 'www-authenticate': tokenSent ? `${REALM}, error="invalid_token"` : REALM } },
   );
 
+const unavailable = (cause: unknown): AuthUnavailable => ({
+  kind: 'auth_unavailable',
+  cause,
+  error: apiError(
+    'service_unavailable',
+    'The API key could not be checked right now; retry later.',
+    { headers: { 'retry-after': '1' } },
+  ),
+});
+
+export const isAuthUnavailable = (value: unknown): value is AuthUnavailable =>
+  (value as { kind?: unknown } | undefined)?.kind === 'auth_unavailable';
+
+interface ListedKey {
+  readonly digest: Buffer;
+  /** The principal's scope, or undefined: then the token's digest is. */
+  readonly scope: string | undefined;
+}
+
+const scopeOf = (id: string): string => `id:${id}`;
+
+function listKeys(apiKeys: readonly ApiKey[]): ListedKey[] {
+  if (apiKeys.length === 0) throw new TypeError('`apiKeys` must be a non-empty list');
+  const seen = new Map<string, string | undefined>();
+  return apiKeys.map((entry, index) => {
+    const key = typeof entry === 'string' ? entry : entry?.key;
+    const id = typeof entry === 'string' ? undefined : entry?.id;
+    if (typeof key !== 'string' || key === '') {
+      throw new TypeError(
+        `\`apiKeys\` entry ${index + 1} must be a non-empty string or { id, key }`,
+      );
+    }
+    if (typeof entry !== 'string' && (typeof id !== 'string' || id === '')) {
+      throw new TypeError(`\`apiKeys\` entry ${index + 1} needs a non-empty string \`id\``);
+    }
+    // One key for two principals would make its idempotency scope a guess.
+    if (seen.has(key) && seen.get(key) !== id) {
+      throw new TypeError(`\`apiKeys\` entry ${index + 1} repeats a key under another id`);
+    }
+    seen.set(key, id);
+    return { digest: digest(key), scope: id === undefined ? undefined : scopeOf(id) };
+  });
+}
+
+/** Settles with what `verify` said, or with `unavailable` when it threw, rejected or took too long. */
+function runVerify(
+  verify: Verify,
+  token: string,
+  timeoutMs: number,
+): Promise<boolean | string | AuthUnavailable> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(
+      () => resolve(unavailable(new Error(`verify(token) did not settle within ${timeoutMs} ms`))),
+      timeoutMs,
+    );
+    // A timer must not keep a host process alive that is otherwise done.
+    (timer as { unref?: () => void }).unref?.();
+    const settle = (value: boolean | string | AuthUnavailable) => {
+      clearTimeout(timer);
+      resolve(value);
+    };
+    try {
+      Promise.resolve(verify(token)).then(settle, (error: unknown) => settle(unavailable(error)));
+    } catch (error) {
+      settle(unavailable(error));
+    }
+  });
+}
+
 /**
  * Builds the key check. Listed keys are compared as SHA-256 digests with
  * `timingSafeEqual`, against every key without stopping early, so timing
  * reveals neither a key's content nor its position.
  */
 export function createAuthenticator(options: {
-  apiKeys?: readonly string[] | undefined;
-  verify?: ((token: string) => boolean | Promise<boolean>) | undefined;
+  apiKeys?: readonly ApiKey[] | undefined;
+  verify?: Verify | undefined;
+  verifyTimeoutMs?: number | undefined;
 }): Authenticate {
   const { apiKeys, verify } = options;
   if (apiKeys === undefined && verify === undefined) {
@@ -49,27 +145,33 @@ export function createAuthenticator(options: {
       'createPetStore needs `apiKeys` or `verify`: without them no request could authenticate',
     );
   }
-  if (
-    apiKeys !== undefined &&
-    (apiKeys.length === 0 || apiKeys.some((key) => typeof key !== 'string' || key === ''))
-  ) {
-    throw new TypeError('`apiKeys` must be a non-empty list of non-empty strings');
+  const timeoutMs = options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2_147_483_647) {
+    throw new TypeError(
+      `verifyTimeoutMs must be an integer from 1 to 2147483647, got ${String(timeoutMs)}`,
+    );
   }
-  const keyDigests = (apiKeys ?? []).map(digest);
-  const matchesKey = (tokenDigest: Buffer): boolean => {
-    let found = false;
-    for (const keyDigest of keyDigests) found = timingSafeEqual(keyDigest, tokenDigest) || found;
+  const listed = apiKeys === undefined ? [] : listKeys(apiKeys);
+  const match = (tokenDigest: Buffer): ListedKey | undefined => {
+    let found: ListedKey | undefined;
+    for (const key of listed) if (timingSafeEqual(key.digest, tokenDigest)) found ??= key;
     return found;
   };
+  const principal = (id: string): Principal => ({ kind: 'principal', id });
 
-  return async (headers) => {
+  return (headers) => {
     const token = bearerToken(headers);
     if (token === undefined) return unauthorized(false);
     const tokenDigest = digest(token);
-    const accepted =
-      matchesKey(tokenDigest) || (verify !== undefined && (await verify(token)) === true);
-    return accepted
-      ? { kind: 'principal', id: tokenDigest.toString('base64url') }
-      : unauthorized(true);
+    const found = match(tokenDigest);
+    if (found !== undefined) return principal(found.scope ?? tokenDigest.toString('base64url'));
+    if (verify === undefined) return unauthorized(true);
+    return runVerify(verify, token, timeoutMs).then((said) => {
+      if (isAuthUnavailable(said)) return said;
+      if (said === true) return principal(tokenDigest.toString('base64url'));
+      return typeof said === 'string' && said !== ''
+        ? principal(scopeOf(said))
+        : unauthorized(true);
+    });
   };
 }

@@ -1,5 +1,5 @@
 import { type ApiError, apiError } from './errors.js';
-import { findInexactNumber } from './exact-numbers.js';
+import { findRoundedNumbers } from './exact-numbers.js';
 import type { RequestBody, RequestHeaders } from './http.js';
 
 const tooLarge = (maxBytes: number): ApiError =>
@@ -22,8 +22,17 @@ const isParsed = (
   (body as { kind?: unknown }).kind === 'parsed';
 const isUnreadable = (
   body: object,
-): body is { kind: 'unreadable'; reason: 'malformed' | 'too_large' } =>
+): body is { kind: 'unreadable'; reason: 'malformed' | 'too_large' | 'aborted' } =>
   (body as { kind?: unknown }).kind === 'unreadable';
+
+/**
+ * The request body stream failed: the client hung up (or its connection
+ * broke) before sending it all. Nobody is left to answer, and it is not our
+ * bug: the core ends the request quietly.
+ */
+export class ClientAbortedError extends Error {
+  override readonly name = 'ClientAbortedError';
+}
 
 /**
  * Pulls chunks until the body ends or passes `maxBytes`. On overflow it stops
@@ -38,7 +47,12 @@ async function readLimited(
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const next = await iterator.next();
+    let next: IteratorResult<Uint8Array | string>;
+    try {
+      next = await iterator.next();
+    } catch (cause) {
+      throw new ClientAbortedError('the client went away while the body was read', { cause });
+    }
     if (next.done === true) break;
     const chunk =
       typeof next.value === 'string' ? new TextEncoder().encode(next.value) : next.value;
@@ -51,9 +65,20 @@ async function readLimited(
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-type Parsed = { readonly kind: 'json'; readonly value: unknown } | ApiError;
+type Parsed =
+  | {
+      readonly kind: 'json';
+      readonly value: unknown;
+      /** Top-level properties (`''`: the root) whose number literal JSON.parse rounded. */
+      readonly rounded: readonly string[];
+    }
+  | ApiError;
 
-const json = (value: unknown): Parsed => ({ kind: 'json', value });
+const json = (value: unknown, rounded: readonly string[] = []): Parsed => ({
+  kind: 'json',
+  value,
+  rounded,
+});
 
 function parseJsonText(bytes: Uint8Array | string): Parsed {
   let text: string;
@@ -72,12 +97,8 @@ function parseJsonText(bytes: Uint8Array | string): Parsed {
   } catch (error) {
     return malformed(`The request body is not valid JSON: ${(error as Error).message}`);
   }
-  // JSON.parse rounds silently; the contract says reject, never round.
-  const inexact = findInexactNumber(text);
-  if (inexact !== undefined) {
-    return apiError('invalid_request', `The number ${inexact} cannot be represented exactly.`);
-  }
-  return json(value);
+  // JSON.parse rounds silently; the contract says reject, never round: validation refuses these.
+  return json(value, findRoundedNumbers(text));
 }
 
 /** The parsed JSON value, or the error that stopped it: 415, 413 or 400. */
@@ -110,6 +131,7 @@ export async function readJsonBody(
     return bytes instanceof Uint8Array ? parseJsonText(bytes) : bytes;
   }
   if (isUnreadable(body)) {
+    if (body.reason === 'aborted') throw new ClientAbortedError('the host saw the client go away');
     return body.reason === 'too_large'
       ? tooLarge(maxBytes)
       : malformed('The request body is not valid JSON.');

@@ -1,17 +1,20 @@
-import { createAuthenticator } from './auth.js';
+import { createAuthenticator, isAuthUnavailable } from './auth.js';
+import { ClientAbortedError } from './body.js';
 import { type ApiError, apiError, errorResponse, isApiError, JSON_CONTENT_TYPE } from './errors.js';
 import type { HandlerResult, RequestContext } from './handlers/context.js';
 import type { PetStoreRequest, PetStoreResponse } from './http.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { type OperationHeader, operationsFor } from './operations.js';
 import {
-  normaliseBasePath,
   type PetStoreHooks,
   type PetStoreOptions,
+  parseBasePath,
   type ResolvedOptions,
+  type ResponseEvent,
   resolveOptions,
 } from './options.js';
 import type { PetStore } from './pet-store.js';
+import { parseRawQuery } from './query.js';
 import { requestIdOf } from './request-id.js';
 import { compileRouter, type Route } from './router.js';
 import { isStorageUnavailable } from './storage.js';
@@ -79,24 +82,39 @@ interface Outcome {
   readonly operationId: string | undefined;
   readonly headers: Record<string, string>;
   readonly error?: unknown;
+  /** The client went away while its body was read: no answer, no error. */
+  readonly aborted?: true;
 }
+
+/** nginx's "client closed request": what logs show for a request nobody was left to answer. */
+const CLIENT_CLOSED_REQUEST = 499;
+/** Never sent: an aborted request has no answer. */
+const GONE = apiError('internal_error', 'The client went away.');
 
 export function createPetStore(input: PetStoreOptions): PetStore {
   const options = resolveOptions(input);
   const { hooks } = options;
   const authenticate = createAuthenticator(input);
+  // Adapters pass the same mount point request after request: check each value once.
+  let lastBasePath: { readonly raw: string; readonly parsed: string | TypeError } | undefined;
+  const requestBasePath = (raw: string | undefined): string | TypeError => {
+    if (raw === undefined) return options.basePath;
+    if (lastBasePath?.raw !== raw) lastBasePath = { raw, parsed: parseBasePath(raw) };
+    return lastBasePath.parsed;
+  };
   const operations = operationsFor(options);
   const openApiDocument = buildOpenApiDocument(operations, options);
   const findRoute = compileRouter(operations);
 
   async function dispatch(request: PetStoreRequest, requestId: string): Promise<Outcome> {
-    const basePath =
-      request.basePath === undefined ? options.basePath : normaliseBasePath(request.basePath);
     const match = findRoute(request.method, request.path);
     const none = { route: undefined, operationId: undefined, headers: {} };
     // Authentication comes first: an unauthenticated client learns nothing about routes or input.
     const isPublic = match.kind === 'operation' && match.operation.public === true;
     const principal = isPublic ? undefined : await authenticate(request.headers);
+    if (isAuthUnavailable(principal)) {
+      return { ...none, result: principal.error, error: principal.cause };
+    }
     if (isApiError(principal)) return { ...none, result: principal };
 
     if (match.kind === 'not_found') {
@@ -108,13 +126,19 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       return { ...none, route: match.route, result };
     }
     const { route, operation } = match;
+    // The request's own mount point goes into Location and Link: checked, and only now.
+    const basePath = isPublic ? options.basePath : requestBasePath(request.basePath);
+    if (basePath instanceof TypeError) {
+      const result = apiError('internal_error', 'Something went wrong on our side.');
+      return { ...none, route, operationId: operation.operationId, result, error: basePath };
+    }
     const context: RequestContext = {
       request,
       options,
       basePath,
       principal,
       pathParams: match.params,
-      query: new URLSearchParams(request.query ?? ''),
+      query: parseRawQuery(request.query ?? ''),
       openApiDocument,
     };
     const headers =
@@ -138,6 +162,9 @@ export function createPetStore(input: PetStoreOptions): PetStore {
         result: await operation.handler(context),
       };
     } catch (error) {
+      if (error instanceof ClientAbortedError) {
+        return { route, operationId: operation.operationId, headers, result: GONE, aborted: true };
+      }
       return { route, operationId: operation.operationId, headers, result: failure(error), error };
     }
   }
@@ -152,7 +179,7 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       try {
         outcome = await dispatch(request, requestId);
       } catch (error) {
-        // Only a bug or a throwing `verify` gets here.
+        // Only a bug gets here.
         outcome = {
           result: failure(error),
           route: undefined,
@@ -165,16 +192,22 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       if ('error' in outcome && !isStorageUnavailable(outcome.error)) {
         callHook(hooks, hooks.onError, { error: outcome.error, ...site }, site);
       }
-      const response = toResponse(outcome.result, {
-        ...outcome.headers,
-        'x-request-id': requestId,
-      });
-      const event = {
+      const response: PetStoreResponse =
+        outcome.aborted === true
+          ? {
+              status: CLIENT_CLOSED_REQUEST,
+              headers: { 'x-request-id': requestId },
+              body: undefined,
+              aborted: true,
+            }
+          : toResponse(outcome.result, { ...outcome.headers, 'x-request-id': requestId });
+      const event: ResponseEvent = {
         ...site,
         operationId: outcome.operationId,
         status: response.status,
         durationMs: performance.now() - started,
         requestId,
+        ...(outcome.aborted === true ? { aborted: true } : {}),
       };
       callHook(hooks, hooks.onResponse, event, site);
       return response;

@@ -1,20 +1,33 @@
 /**
  * JSON.parse turns `1.0000000000000001` into `1` and `9007199254740993` into
- * `9007199254740992` without a word. This finds the first number literal in a
- * JSON text whose parsed value is an integer that differs from the exact
- * decimal the client wrote, so such input can be refused instead of rounded.
+ * `9007199254740992` without a word. This finds the number literals in a JSON
+ * text whose parsed value is an integer that differs from the exact decimal
+ * the client wrote, so such input can be refused instead of rounded.
  */
-const NUMBER = /"(?:[^"\\]|\\.)*"|(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+const TOKEN = /"(?:[^"\\]|\\.)*"|(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)|([{[])|([}\]])|(:)/g;
 
-export function findInexactNumber(text: string): string | undefined {
+/** What the body's top level holds a rounded literal under: a property name, or `''` for the root itself. */
+export function findRoundedNumbers(text: string): string[] {
   // Fast path: most bodies have no fraction or exponent and only small integers. In JSON a
   // fraction's `.` and an exponent's `e` always follow a digit, so the `e` of "name" does not count.
-  if (!/\d[.eE]|\d{16}/.test(text)) return undefined;
-  for (const match of text.matchAll(NUMBER)) {
-    const literal = match[1];
-    if (literal !== undefined && !isExact(literal)) return literal;
+  if (!/\d[.eE]|\d{16}/.test(text)) return [];
+  const found: string[] = [];
+  let depth = 0;
+  let lastString = '';
+  let key = '';
+  for (const match of text.matchAll(TOKEN)) {
+    const [token, literal, open, close, colon] = match;
+    if (open !== undefined) depth++;
+    else if (close !== undefined) depth--;
+    else if (colon !== undefined) {
+      // Only the text already passed JSON.parse, so a string before `:` is a key.
+      if (depth === 1) key = JSON.parse(lastString) as string;
+    } else if (literal !== undefined) {
+      const where = depth === 0 ? '' : key;
+      if (!isExact(literal) && !found.includes(where)) found.push(where);
+    } else lastString = token;
   }
-  return undefined;
+  return found;
 }
 
 function isExact(literal: string): boolean {

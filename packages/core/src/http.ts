@@ -3,7 +3,9 @@ export type RequestHeaders = Readonly<Record<string, string | readonly string[] 
 
 /**
  * A request body in whichever form the host has it. The core reads at most
- * `maxBodyBytes + 1` bytes of a stream and then stops pulling from it.
+ * `maxBodyBytes + 1` bytes of a stream and then stops pulling from it. A
+ * stream that fails while read means the client went away: the response is
+ * then `aborted` (see `PetStoreResponse`).
  */
 export type RequestBody =
   | undefined
@@ -24,20 +26,26 @@ export interface ParsedBody {
 
 export interface UnreadableBody {
   readonly kind: 'unreadable';
-  readonly reason: 'malformed' | 'too_large';
+  /** `aborted`: the client went away before the body was read (the request ends without an answer). */
+  readonly reason: 'malformed' | 'too_large' | 'aborted';
 }
 
 export interface PetStoreRequest {
   readonly method: string;
   /** Path below the mount point, starting with `/`: `/pets`, `/pets/7`. Not decoded. */
   readonly path: string;
-  /** Raw query string without the leading `?` (may be empty). */
+  /**
+   * Raw query string without the leading `?` (may be empty), exactly as sent:
+   * values are judged undecoded, so `limit=%31` is refused, not read as 1.
+   */
   readonly query?: string | undefined;
   readonly headers: RequestHeaders;
   readonly body?: RequestBody;
   /**
    * Where the API is mounted, as the client sees it (`/v1`, `/api/pets-v1`);
    * used to build `Location` and `Link`. Defaults to the `basePath` option.
+   * Must be a URL path (see the option); anything else answers 500 and goes
+   * to `onError`.
    */
   readonly basePath?: string | undefined;
 }
@@ -48,4 +56,10 @@ export interface PetStoreResponse {
   readonly headers: Readonly<Record<string, string>>;
   /** Serialised JSON, or undefined for no body. */
   readonly body: string | undefined;
+  /**
+   * The client went away while its body was read: write nothing (there is no
+   * one to answer) and release the connection. `status` is then 499, nginx's
+   * "client closed request", for logs only.
+   */
+  readonly aborted?: true | undefined;
 }

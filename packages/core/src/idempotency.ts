@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { type ApiError, apiError } from './errors.js';
+import type { ApiError } from './errors.js';
 import type { RequestHeaders } from './http.js';
 import type { NewPet } from './schemas.js';
+import { invalidValue } from './validation.js';
 
 /** IETF httpapi idempotency-key draft: we take 1 to 255 visible ASCII characters. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -12,10 +13,7 @@ export function idempotencyKey(headers: RequestHeaders): string | undefined | Ap
   if (raw === undefined) return undefined;
   const value = typeof raw === 'string' ? raw : raw.join(', ');
   if (KEY_PATTERN.test(value)) return value;
-  const message = 'must be 1 to 255 visible ASCII characters';
-  return apiError('invalid_request', `Invalid header Idempotency-Key: ${message}.`, {
-    details: [{ path: 'Idempotency-Key', message }],
-  });
+  return invalidValue('header', 'Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
 }
 
 /** The body's meaning, not its bytes: key order and whitespace do not make a different request. */

@@ -1,4 +1,5 @@
-export { bearerToken } from './auth.js';
+export type { ApiKey, Verify } from './auth.js';
+export { bearerToken, DEFAULT_VERIFY_TIMEOUT_MS } from './auth.js';
 export { createPetStore } from './create-pet-store.js';
 export type { ApiError, ErrorCode, ErrorDetail } from './errors.js';
 export { ERROR_STATUS, errorResponse } from './errors.js';

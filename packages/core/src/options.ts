@@ -1,3 +1,4 @@
+import type { ApiKey, Verify } from './auth.js';
 import type { PetStatus } from './schemas.js';
 import type { PetStorage } from './storage.js';
 
@@ -21,6 +22,12 @@ export interface ResponseEvent {
   readonly status: number;
   readonly durationMs: number;
   readonly requestId: string;
+  /**
+   * Present when the client went away while its body was read: nothing was
+   * answered (`status` is 499, nginx's "client closed request") and it is
+   * not an error of yours or ours, so log it at info level.
+   */
+  readonly aborted?: true;
 }
 
 export interface DeprecatedCallEvent {
@@ -32,7 +39,10 @@ export interface DeprecatedCallEvent {
 }
 
 export interface ErrorEvent {
-  /** What was thrown; the client only saw `internal_error`. */
+  /**
+   * What was thrown. The client saw only `internal_error`, or
+   * `service_unavailable` when it was `verify` that failed or timed out.
+   */
   readonly error: unknown;
   readonly method: string;
   readonly route: string | undefined;
@@ -53,10 +63,20 @@ export interface IdempotencyOptions {
 
 export interface PetStoreOptions {
   readonly storage: PetStorage;
-  /** Accepted API keys (compared in constant time). Give this or `verify`. */
-  readonly apiKeys?: readonly string[] | undefined;
-  /** Your own key check, for keys kept elsewhere. Give this or `apiKeys`. */
-  readonly verify?: ((token: string) => boolean | Promise<boolean>) | undefined;
+  /**
+   * Accepted API keys (compared in constant time): `'key'`, or `{ id, key }`
+   * to scope Idempotency-Keys by the id instead of a digest of the key.
+   * Give this or `verify`.
+   */
+  readonly apiKeys?: readonly ApiKey[] | undefined;
+  /**
+   * Your own key check, for keys kept elsewhere: `true` or a principal id
+   * (a non-empty string) accepts. Give this or `apiKeys`. When it throws,
+   * rejects or takes longer than `verifyTimeoutMs`, the answer is 503.
+   */
+  readonly verify?: Verify | undefined;
+  /** How long `verify` may take before the answer is 503. Default 5000. */
+  readonly verifyTimeoutMs?: number | undefined;
   /** Mount point used for links when a request does not say its own. Default `/v1`. */
   readonly basePath?: string | undefined;
   /** Base URLs shown in the OpenAPI document (production, staging). */
@@ -90,11 +110,31 @@ export const DEFAULT_DEPRECATED_AT = new Date('2026-11-22T00:00:00Z');
 export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_SUNSET_AT = new Date('2030-12-05T00:00:00Z');
 
-/** Trims a trailing slash; `''` and `/` both mean the root. */
-export const normaliseBasePath = (path: string): string => {
-  const trimmed = path.replace(/\/+$/, '');
-  return trimmed === '' || trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
-};
+/** RFC 3986 path characters: nothing that could end a header value or a `<...>` link. */
+const PATH_CHARACTERS = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
+
+/**
+ * A mount point as used in `Location` and `Link`: path characters only,
+ * trailing slashes trimmed (`''` and `/` both mean the root), a leading one
+ * added. A `TypeError` says why a value cannot be one.
+ */
+export function parseBasePath(path: unknown): string | TypeError {
+  const shown = JSON.stringify(typeof path === 'string' ? path.slice(0, 100) : path);
+  if (typeof path !== 'string' || !PATH_CHARACTERS.test(path)) {
+    return new TypeError(
+      `basePath must be a URL path (letters, digits, - . _ ~ ! $ & ' ( ) * + , ; = : @ / and %XX escapes), got ${shown}`,
+    );
+  }
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
+  const trimmed = path.slice(0, end);
+  const based = trimmed === '' || trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  // `//host/...` in a Location is another host.
+  if (based.startsWith('//')) {
+    return new TypeError(`basePath must not start with //, got ${shown}`);
+  }
+  return based;
+}
 
 export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -109,9 +149,11 @@ export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
       `idempotency.retentionMs must be a positive integer, got ${String(retentionMs)}`,
     );
   }
+  const basePath = parseBasePath(options.basePath ?? '/v1');
+  if (basePath instanceof TypeError) throw basePath;
   return {
     storage: options.storage,
-    basePath: normaliseBasePath(options.basePath ?? '/v1'),
+    basePath,
     servers: options.servers ?? [],
     defaultStatus: options.defaultStatus ?? 'available',
     maxBodyBytes,

@@ -1,19 +1,29 @@
 import * as v from 'valibot';
-import { type ApiError, apiError } from './errors.js';
-import { MAX_ID, type PetStatus, PetStatusSchema } from './schemas.js';
+import type { ApiError } from './errors.js';
+import { MAX_ID, type PetStatus, PetStatusSchema, RULES } from './schemas.js';
+import { invalidValue } from './validation.js';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 
+/** What each query value must be (the parameter name goes in front). */
+export const QUERY_RULES = {
+  limit: `must be an integer from 1 to ${MAX_LIMIT}`,
+  status: RULES.status,
+  cursor: 'is not a cursor this service issued',
+  once: 'must be given at most once',
+  plain: 'must be sent as plain text, not percent-encoded',
+} as const;
+
 /** `limit` as text on the wire: a canonical decimal integer from 1 to 100. */
 export const LimitParamSchema = v.pipe(
   v.string(),
-  v.regex(/^[1-9]\d{0,2}$/, `must be an integer from 1 to ${MAX_LIMIT}`),
+  v.regex(/^[1-9]\d{0,2}$/, QUERY_RULES.limit),
   v.transform(Number),
   v.number(),
   v.integer(),
   v.minValue(1),
-  v.maxValue(MAX_LIMIT, `must be an integer from 1 to ${MAX_LIMIT}`),
+  v.maxValue(MAX_LIMIT, QUERY_RULES.limit),
   v.metadata({ default: DEFAULT_LIMIT }),
   v.description('Maximum number of items returned.'),
 );
@@ -47,17 +57,51 @@ export function decodeCursor(cursor: string): number | undefined {
   return id.success && encodeCursor(id.output) === cursor ? id.output : undefined;
 }
 
-/** Exactly one value, or absent; a repeated parameter is ambiguous and refused. */
-function single(params: URLSearchParams, name: string): string | undefined | ApiError {
-  const values = params.getAll(name);
-  if (values.length > 1) return invalidParam(name, `${name} must be given at most once`);
-  return values[0];
+/** Query parameters by (decoded) name, each value as sent: still percent-encoded. */
+export interface RawQuery {
+  getAll(name: string): readonly string[];
 }
 
-const invalidParam = (name: string, message: string): ApiError =>
-  apiError('invalid_request', `Invalid query parameter ${name}: ${message}.`, {
-    details: [{ path: name, message }],
-  });
+const decodeName = (name: string): string => {
+  if (!name.includes('%') && !name.includes('+')) return name;
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    return name;
+  }
+};
+
+/**
+ * Splits a raw query string without decoding the values: `limit`, `status`
+ * and `cursor` have one spelling each, and `limit=%31` is not it.
+ */
+export function parseRawQuery(text: string): RawQuery {
+  const params = new Map<string, string[]>();
+  if (text !== '') {
+    for (const pair of text.split('&')) {
+      if (pair === '') continue;
+      const eq = pair.indexOf('=');
+      const name = decodeName(eq === -1 ? pair : pair.slice(0, eq));
+      const value = eq === -1 ? '' : pair.slice(eq + 1);
+      const values = params.get(name);
+      if (values === undefined) params.set(name, [value]);
+      else values.push(value);
+    }
+  }
+  return { getAll: (name) => params.get(name) ?? [] };
+}
+
+const invalidParam = (name: string, rule: string): ApiError => invalidValue('query', name, rule);
+
+/** Exactly one value, or absent; a repeated parameter is ambiguous and refused. */
+function single(params: RawQuery, name: string): string | undefined | ApiError {
+  const values = params.getAll(name);
+  if (values.length > 1) return invalidParam(name, QUERY_RULES.once);
+  const value = values[0];
+  // None of our values has a character that needs escaping: an escape is another spelling.
+  if (value?.includes('%') === true) return invalidParam(name, QUERY_RULES.plain);
+  return value;
+}
 
 export interface PageParams {
   readonly limit: number;
@@ -66,31 +110,29 @@ export interface PageParams {
   readonly cursor: string | undefined;
 }
 
-export function parsePageParams(params: URLSearchParams): PageParams | ApiError {
+export function parsePageParams(params: RawQuery): PageParams | ApiError {
   const limitText = single(params, 'limit');
   if (typeof limitText === 'object') return limitText;
   let limit = DEFAULT_LIMIT;
   if (limitText !== undefined) {
     const parsed = v.safeParse(LimitParamSchema, limitText);
-    if (!parsed.success) return invalidParam('limit', `must be an integer from 1 to ${MAX_LIMIT}`);
+    if (!parsed.success) return invalidParam('limit', QUERY_RULES.limit);
     limit = parsed.output;
   }
   const cursor = single(params, 'cursor');
   if (typeof cursor === 'object') return cursor;
   const afterId = cursor === undefined ? undefined : decodeCursor(cursor);
   if (cursor !== undefined && afterId === undefined) {
-    return invalidParam('cursor', 'is not a cursor this service issued');
+    return invalidParam('cursor', QUERY_RULES.cursor);
   }
   return { limit, afterId, cursor };
 }
 
-export function parseStatusParam(params: URLSearchParams): PetStatus | undefined | ApiError {
+export function parseStatusParam(params: RawQuery): PetStatus | undefined | ApiError {
   const status = single(params, 'status');
   if (status === undefined || typeof status === 'object') return status;
   const parsed = v.safeParse(PetStatusSchema, status);
-  return parsed.success
-    ? parsed.output
-    : invalidParam('status', 'must be one of available, pending, sold');
+  return parsed.success ? parsed.output : invalidParam('status', QUERY_RULES.status);
 }
 
 /** RFC 8288 `Link` to the next page, carrying the same `limit` and filter. */

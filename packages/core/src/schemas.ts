@@ -3,17 +3,29 @@ import * as v from 'valibot';
 /** Largest id or categoryId: JavaScript's safe-integer ceiling, 2^53 − 1. */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
+/**
+ * What each field must be, in words a client can act on. Every check below
+ * carries one of these, so a validation message is always ours, never the
+ * validator's, and names the rule (the field name is put in front of it).
+ */
+export const RULES = {
+  id: `must be an integer from 1 to ${MAX_ID}`,
+  name: 'must be a string of 1 to 256 characters',
+  nameText: 'must be valid Unicode text without NUL characters',
+  status: 'must be one of available, pending, sold',
+} as const;
+
 const int64 = (description: string) =>
   v.pipe(
-    v.number(),
-    v.integer('must be an integer'),
-    v.minValue(1, 'must be at least 1'),
-    v.maxValue(MAX_ID, `must be at most ${MAX_ID}`),
+    v.number(RULES.id),
+    v.integer(RULES.id),
+    v.minValue(1, RULES.id),
+    v.maxValue(MAX_ID, RULES.id),
     v.description(description),
   );
 
 export const PetStatusSchema = v.pipe(
-  v.picklist(['available', 'pending', 'sold'], 'must be one of available, pending, sold'),
+  v.picklist(['available', 'pending', 'sold'], RULES.status),
   v.description("The animal's availability."),
 );
 export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
@@ -31,19 +43,20 @@ const codePoints = (text: string): number => {
 };
 
 export const PetNameSchema = v.pipe(
-  v.string('must be a string'),
-  v.minLength(1, 'must not be empty'),
-  v.check((name) => codePoints(name) <= 256, 'must be at most 256 characters'),
+  v.string(RULES.name),
+  v.minLength(1, RULES.name),
+  v.check((name) => codePoints(name) <= 256, RULES.name),
   // PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded: refuse both up front.
-  v.check(
-    (name) => name.isWellFormed() && !name.includes('\u0000'),
-    'must be valid Unicode text without NUL',
-  ),
+  v.check((name) => name.isWellFormed() && !name.includes('\u0000'), RULES.nameText),
   v.metadata({ maxLength: 256 }),
   v.description("The animal's name: 1 to 256 characters."),
 );
 
-/** Request body of createPet. Unknown properties (including `id`) are rejected. */
+/**
+ * Request body of createPet. Unknown properties (including `id`) are rejected.
+ * A missing field, an unknown one and a body that is no object are worded in
+ * validation.ts; every other message is one of `RULES`.
+ */
 export const NewPetSchema = v.pipe(
   v.strictObject(
     {

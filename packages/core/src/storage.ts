@@ -15,7 +15,10 @@ export interface PetPageQuery extends PageQuery {
  * the pet it created, and unique per (scope, key) for `retentionMs`.
  */
 export interface IdempotencyClaim {
-  /** Who sent it: keys are scoped per API key (a digest, never the key). */
+  /**
+   * Who sent it, opaque to storage: `id:<id>` for a key listed with an id or
+   * a principal id from `verify`, else a digest of the API key; never a key.
+   */
   readonly scope: string;
   /** The client's Idempotency-Key header (1 to 255 visible ASCII characters). */
   readonly key: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readJsonBody } from '../src/body.js';
+import { ClientAbortedError, readJsonBody } from '../src/body.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -54,6 +54,7 @@ describe('readJsonBody', () => {
     ).toEqual({
       kind: 'json',
       value: { a: 1 },
+      rounded: [],
     });
     expect(
       await readJsonBody(JSON_HEADERS, { kind: 'parsed', value: { a: 1 }, byteLength: 101 }, 100),
@@ -87,6 +88,21 @@ describe('readJsonBody', () => {
     expect(await readJsonBody(JSON_HEADERS, text, 100)).toEqual({
       kind: 'json',
       value: { kind: 'error', code: 'x' },
+      rounded: [],
     });
+  });
+
+  it('reports a stream that fails mid-body as the client going away, not as a bug', async () => {
+    const reset = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    async function* halfThenGone() {
+      yield new TextEncoder().encode('{"name":');
+      throw reset;
+    }
+    const read = readJsonBody(JSON_HEADERS, halfThenGone(), 100);
+    await expect(read).rejects.toBeInstanceOf(ClientAbortedError);
+    await expect(read).rejects.toMatchObject({ cause: reset });
+    await expect(
+      readJsonBody(JSON_HEADERS, { kind: 'unreadable', reason: 'aborted' }, 100),
+    ).rejects.toBeInstanceOf(ClientAbortedError);
   });
 });

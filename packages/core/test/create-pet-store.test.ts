@@ -74,4 +74,92 @@ describe('createPetStore', () => {
     });
     expect(res.status).toBe(200);
   });
+
+  it('refuses a base path that is not a URL path, at construction', () => {
+    const make = (basePath: string) =>
+      createPetStore({ storage: arrayStorage(), apiKeys: ['k'], basePath });
+    for (const bad of [
+      '/v1\r\nX-Evil: 1',
+      '/v1>; rel="evil"',
+      '/v 1',
+      '/v1?x',
+      '/v1#x',
+      '/%zz',
+      '//evil.example',
+    ]) {
+      expect(() => make(bad), bad).toThrow(TypeError);
+    }
+    expect(() => make('/v1\nX')).toThrow(/basePath must be a URL path/);
+    expect(make('v1//').options.basePath).toBe('/v1');
+    expect(make('/').options.basePath).toBe('');
+    expect(make("/a-b_c.d~e!$&'()*+,;=:@/%2F").options.basePath).toBe(
+      "/a-b_c.d~e!$&'()*+,;=:@/%2F",
+    );
+  });
+
+  it('trims a base path in linear time (the old /\\/+$/ took minutes on this one)', () => {
+    const long = `/a${'/'.repeat(200_000)}b`;
+    const store = createPetStore({
+      storage: arrayStorage(),
+      apiKeys: ['k'],
+      basePath: long,
+    });
+    expect(store.options.basePath).toBe(long);
+  }, 5000);
+
+  it("answers 500 and tells onError when a request's own base path is not a URL path, after auth only", async () => {
+    const errors: unknown[] = [];
+    const store = createPetStore({
+      storage: arrayStorage(),
+      apiKeys: ['k'],
+      hooks: { onError: (event) => errors.push(event.error) },
+    });
+    const bad = '/v1>; rel="evil", <https://evil.example';
+    const res = await create(store, bad);
+    expect(res.status).toBe(500);
+    expect(res.headers.location).toBeUndefined();
+    expect(res.body).not.toContain('evil');
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/TypeError: basePath must be a URL path/);
+    const list = await store.handle({ method: 'GET', path: '/pets', headers: auth, basePath: bad });
+    expect(list.status).toBe(500);
+    // Nothing was created by the refused request.
+    const page = await store.handle({ method: 'GET', path: '/pets', headers: auth });
+    expect(page.body).toBe('[]');
+    // Unauthenticated: the base path is never looked at.
+    errors.length = 0;
+    const anonymous = await store.handle({
+      method: 'GET',
+      path: '/pets/1',
+      headers: {},
+      basePath: bad,
+    });
+    expect(anonymous.status).toBe(401);
+    expect(errors).toEqual([]);
+  });
+
+  it('takes { id, key } entries and refuses unusable ones', () => {
+    const make = (apiKeys: unknown) =>
+      createPetStore({ storage: arrayStorage(), apiKeys: apiKeys as string[] });
+    expect(() => make([{ id: 'a', key: 'k1' }, 'k2'])).not.toThrow();
+    expect(() => make([{ id: '', key: 'k1' }])).toThrow(/entry 1 needs a non-empty string `id`/);
+    expect(() => make([{ id: 'a', key: '' }])).toThrow(/entry 1 must be a non-empty string/);
+    expect(() => make(['k', { id: 'b', key: 'k' }])).toThrow(
+      /entry 2 repeats a key under another id/,
+    );
+    expect(() =>
+      make([
+        { id: 'a', key: 'k' },
+        { id: 'a', key: 'k' },
+      ]),
+    ).not.toThrow();
+  });
+
+  it('refuses a verifyTimeoutMs that is not a positive integer timer', () => {
+    for (const verifyTimeoutMs of [0, -1, 1.5, 2 ** 31, Number.NaN]) {
+      expect(() =>
+        createPetStore({ storage: arrayStorage(), verify: () => true, verifyTimeoutMs }),
+      ).toThrow(/verifyTimeoutMs/);
+    }
+  });
 });

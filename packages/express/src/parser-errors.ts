@@ -24,6 +24,8 @@ export function bodyFromParserError(error: unknown, req: MountedRequest): Reques
       // Refused on the headers alone, stream untouched: the core reads it.
       return req.readableDidRead ? MALFORMED : req;
     case 'request.aborted':
+      // The client went away mid-body: the core ends the request without an answer.
+      return { kind: 'unreadable', reason: 'aborted' };
     case 'request.size.invalid':
       return MALFORMED;
     default:

@@ -7,6 +7,11 @@ export function writeResponse(
   res: ServerResponse,
   response: PetStoreResponse,
 ): void {
+  // The client went away mid-body: nobody to answer, so write nothing and free the socket.
+  if (response.aborted === true) {
+    res.destroy();
+    return;
+  }
   const headers: Record<string, string> = { ...response.headers };
   // A known length spares the client chunked framing.
   if (response.body !== undefined)

@@ -15,6 +15,48 @@ const hostErrors: ErrorRequestHandler = (
   res.status(599).json({ host: error.type ?? error.message });
 };
 
+describe('mount point', () => {
+  it('never lets a basePath taken from a header into Location or Link (500, onError)', async () => {
+    const errors: unknown[] = [];
+    const store = memoryStore({ hooks: { onError: (event) => errors.push(event.error) } });
+    const api = await serveApp((app) =>
+      app.use(
+        '/v1',
+        petStoreRouter(store, {
+          basePath: (req) => String(req.headers['x-forwarded-prefix'] ?? '') + req.baseUrl,
+        }),
+      ),
+    );
+    const forged = '/x>; rel="next", <https://evil.example';
+    const created = await api.send({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { ...JSON_AUTH, 'x-forwarded-prefix': forged },
+      body: newPet('Rex'),
+    });
+    expect(created.status).toBe(500);
+    expect(created.headers.location).toBeUndefined();
+    expect(JSON.stringify(created)).not.toContain('evil');
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/basePath must be a URL path/);
+    // Without a key, the forged prefix is not even looked at.
+    const anonymous = await api.send({
+      method: 'GET',
+      path: '/v1/pets/1',
+      headers: { 'x-forwarded-prefix': forged },
+    });
+    expect(anonymous.status).toBe(401);
+    expect(errors).toHaveLength(1);
+    const fine = await api.send({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { ...JSON_AUTH, 'x-forwarded-prefix': '/public' },
+      body: newPet('Rex'),
+    });
+    expect(fine.headers.location).toBe('/public/v1/pets/1');
+  });
+});
+
 describe('next to host routes', () => {
   it('leaves host routes before and after the mount alone', async () => {
     const api = await serveApp((app) => {

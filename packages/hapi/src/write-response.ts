@@ -11,6 +11,11 @@ export function writeResponse(
   res: ServerResponse,
   response: PetStoreResponse,
 ): void {
+  // The client went away mid-body: nobody to answer, so write nothing and free the socket.
+  if (response.aborted === true) {
+    res.destroy();
+    return;
+  }
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   // The core stopped reading an oversized body: what is left on the socket is

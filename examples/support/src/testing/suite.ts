@@ -169,12 +169,14 @@ export function describeExampleApp({ name, appDir }: ExampleAppSuiteOptions): vo
     });
 
     it('uses API_KEYS without printing or logging them, and stops on SIGINT', async () => {
-      const app = await startListening(appDir, { API_KEYS: 'first-key,second-key' });
+      const app = await startListening(appDir, {
+        API_KEYS: 'first-key-0123456789,ops:second-key-0123456789',
+      });
       expect(app.output()).toContain('API keys: 2 from API_KEYS');
       const ok = await sendHttp(app.origin, {
         method: 'GET',
         path: '/v1/pets',
-        headers: { authorization: 'Bearer second-key' },
+        headers: { authorization: 'Bearer second-key-0123456789' },
       });
       expect([ok.status, ok.body]).toEqual([200, '[]']);
       await app.waitForLog(isRequest({ requestId: ok.headers['x-request-id'] }));
@@ -221,8 +223,8 @@ export function describeExampleApp({ name, appDir }: ExampleAppSuiteOptions): vo
     it('keeps its pets across a restart, seeding only the empty database', async () => {
       const db = await createTestDatabase(inject('postgresUrl'));
       try {
-        const env = { DATABASE_URL: db.url, API_KEYS: 'pg-key', SEED_PETS: '2' };
-        const auth = { authorization: 'Bearer pg-key' };
+        const env = { DATABASE_URL: db.url, API_KEYS: 'pg-key-0123456789abcdef', SEED_PETS: '2' };
+        const auth = { authorization: 'Bearer pg-key-0123456789abcdef' };
         const first = await startListening(appDir, env);
         expect(first.output()).toContain('storage: PostgreSQL, 2 demo pets created');
         const created = await sendHttp(first.origin, {
@@ -281,7 +283,7 @@ export function describeExampleApp({ name, appDir }: ExampleAppSuiteOptions): vo
         target.host = `127.0.0.1:${proxy.port}`;
         const app = await startListening(appDir, {
           DATABASE_URL: target.toString(),
-          API_KEYS: 'pg-key',
+          API_KEYS: 'pg-key-0123456789abcdef',
         });
         const readyz = () => sendHttp(app.origin, { method: 'GET', path: '/readyz' });
         expect((await readyz()).status).toBe(200);
@@ -294,7 +296,7 @@ export function describeExampleApp({ name, appDir }: ExampleAppSuiteOptions): vo
         const api = await sendHttp(app.origin, {
           method: 'GET',
           path: '/v1/pets',
-          headers: { authorization: 'Bearer pg-key' },
+          headers: { authorization: 'Bearer pg-key-0123456789abcdef' },
         });
         expect([api.status, JSON.parse(api.body).code]).toEqual([503, 'service_unavailable']);
         expect(

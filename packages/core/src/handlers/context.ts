@@ -2,6 +2,7 @@ import type { Principal } from '../auth.js';
 import type { ApiError } from '../errors.js';
 import type { PetStoreRequest } from '../http.js';
 import type { ResolvedOptions } from '../options.js';
+import type { RawQuery } from '../query.js';
 
 export interface RequestContext {
   readonly request: PetStoreRequest;
@@ -11,7 +12,8 @@ export interface RequestContext {
   readonly principal: Principal | undefined;
   /** Captured path segments of the matched route (still percent-encoded). */
   readonly pathParams: readonly string[];
-  readonly query: URLSearchParams;
+  /** Values as sent, not decoded. */
+  readonly query: RawQuery;
   /** This store's OpenAPI document, built once. */
   readonly openApiDocument: Readonly<Record<string, unknown>>;
 }

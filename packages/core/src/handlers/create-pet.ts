@@ -3,7 +3,7 @@ import { apiError, isApiError } from '../errors.js';
 import { fingerprint, idempotencyKey } from '../idempotency.js';
 import type { Pet, PetInput } from '../schemas.js';
 import { NewPetSchema } from '../schemas.js';
-import { validate } from '../validation.js';
+import { validateBody } from '../validation.js';
 import { type Handler, type HandlerResult, reply } from './context.js';
 import { presentPet } from './present.js';
 
@@ -18,7 +18,7 @@ export const createPet: Handler = async ({ request, options, basePath, principal
   if (isApiError(key)) return key;
   const body = await readJsonBody(request.headers, request.body, options.maxBodyBytes);
   if (isApiError(body)) return body;
-  const input = validate(NewPetSchema, body.value, 'pet');
+  const input = validateBody(NewPetSchema, body.value, 'pet', body.rounded);
   if (isApiError(input)) return input;
 
   const { name, categoryId, status = options.defaultStatus } = input.ok;

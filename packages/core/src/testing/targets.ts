@@ -7,9 +7,18 @@ import type { ConformanceTarget, WireRequest, WireResponse } from './wire.js';
 const lowerCaseKeys = (headers: Readonly<Record<string, string>> = {}): Record<string, string> =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 
-async function* chunksOf(chunks: readonly Uint8Array[]): AsyncIterable<Uint8Array> {
+async function* chunksOf(
+  chunks: readonly Uint8Array[],
+  hangUpAfter: PromiseLike<unknown> | undefined,
+): AsyncIterable<Uint8Array> {
   yield* chunks;
+  if (hangUpAfter === undefined) return;
+  await hangUpAfter;
+  // What a Node request stream does when its client goes away mid-body.
+  throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
 }
+
+const NO_ANSWER: WireResponse = { status: 0, headers: {}, body: '' };
 
 /** Calls `store.handle` directly, as an adapter mounted at `basePath` would. */
 export function coreTarget(store: PetStore, basePath = '/v1'): ConformanceTarget {
@@ -29,9 +38,10 @@ export function coreTarget(store: PetStore, basePath = '/v1'): ConformanceTarget
         body:
           body === undefined || typeof body === 'string' || body instanceof Uint8Array
             ? body
-            : chunksOf(body.chunks),
+            : chunksOf(body.chunks, body.hangUpAfter),
       };
       const response = await store.handle(request);
+      if (response.aborted === true) return NO_ANSWER;
       return {
         status: response.status,
         headers: { ...response.headers },
@@ -54,6 +64,7 @@ export function sendHttp(origin: string, wire: WireRequest): Promise<WireRespons
       );
     }
     let answered = false;
+    let hungUp = false;
     const req = httpRequest(url, { method: wire.method, headers, agent: false }, (res) => {
       answered = true;
       const chunks: Buffer[] = [];
@@ -73,12 +84,35 @@ export function sendHttp(origin: string, wire: WireRequest): Promise<WireRespons
     });
     // A server may answer (413) and close before the whole body is sent: that is not a client failure.
     req.on('error', (error) => {
-      if (!answered) reject(error);
+      if (!answered && !hungUp) reject(error);
     });
     if (body === undefined) req.end();
     else if (typeof body === 'string' || body instanceof Uint8Array) req.end(body);
-    else void writeChunks(req, body.chunks);
+    else if (body.hangUpAfter === undefined) void writeChunks(req, body.chunks);
+    else {
+      req.on('close', () => {
+        if (!answered) resolve(NO_ANSWER);
+      });
+      void hangUp(req, body.chunks, body.hangUpAfter, () => {
+        hungUp = true;
+      });
+    }
   });
+}
+
+/** Sends the chunks (flushed to the socket), waits, then drops the connection mid-body. */
+async function hangUp(
+  req: import('node:http').ClientRequest,
+  chunks: readonly Uint8Array[],
+  after: PromiseLike<unknown>,
+  hangingUp: () => void,
+): Promise<void> {
+  for (const chunk of chunks) {
+    await new Promise<void>((resolve) => req.write(chunk, () => resolve()));
+  }
+  await after;
+  hangingUp();
+  req.destroy();
 }
 
 async function writeChunks(

@@ -5,10 +5,18 @@ export interface WireRequest {
   readonly path: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** Bytes to send, or chunks sent one after another (no Content-Length: chunked). */
-  readonly body?: string | Uint8Array | { readonly chunks: readonly Uint8Array[] };
+  readonly body?:
+    | string
+    | Uint8Array
+    | {
+        readonly chunks: readonly Uint8Array[];
+        /** When given: after the chunks, wait for this, then hang up without finishing the body. */
+        readonly hangUpAfter?: PromiseLike<unknown>;
+      };
 }
 
 export interface WireResponse {
+  /** 0: the connection ended without an answer (a request that hung up). */
   readonly status: number;
   /** Lower-case names; repeated headers joined with `, `. */
   readonly headers: Readonly<Record<string, string>>;

@@ -1,9 +1,12 @@
+import { abortCases } from './cases-aborts.js';
 import { authCases } from './cases-auth.js';
 import { createCases } from './cases-create.js';
 import { errorCases } from './cases-errors.js';
 import { getCases } from './cases-get.js';
 import { idempotencyCases } from './cases-idempotency.js';
+import { keyCases } from './cases-keys.js';
 import { listCases } from './cases-list.js';
+import { messageCases } from './cases-messages.js';
 import { openApiCases } from './cases-openapi.js';
 import { operationCases } from './cases-operations.js';
 import { orderCases } from './cases-orders.js';
@@ -20,6 +23,9 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...idempotencyCases,
   ...operationCases,
   ...openApiCases,
+  ...messageCases,
+  ...keyCases,
+  ...abortCases,
 ];
 
 const names = conformanceCases.map((c) => c.name);
