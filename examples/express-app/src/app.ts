@@ -14,7 +14,7 @@ const send = (res: Response, { status, headers, body }: HostAnswer): void => {
   res.status(status).set(headers).send(body);
 };
 
-/** The pet API under /v1; health checks and a JSON 404 outside it, without auth. */
+/** The pet API under /v1; health checks, metrics and a JSON 404 outside it, without auth. */
 export function createApp({ store, host, stopping }: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -26,6 +26,9 @@ export function createApp({ store, host, stopping }: AppParts): Express {
   });
   app.get('/healthz', (req, res) => send(res, host.live(req.headers['x-request-id'])));
   app.get('/readyz', async (req, res) => send(res, await host.ready(req.headers['x-request-id'])));
+  app.get('/metrics', async (req, res) =>
+    send(res, await host.metrics(req.headers['x-request-id'])),
+  );
   app.use('/v1', petStoreRouter(store));
   app.use((req, res) =>
     send(res, host.notFound(req.method, req.path, req.headers['x-request-id'])),

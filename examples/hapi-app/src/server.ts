@@ -17,7 +17,7 @@ const reply = (h: Hapi.ResponseToolkit, { status, headers, body }: HostAnswer) =
   return response;
 };
 
-/** The pet API under /v1; health checks and a JSON 404 outside it, without auth. */
+/** The pet API under /v1; health checks, metrics and a JSON 404 outside it, without auth. */
 export async function createServer({
   store,
   routes,
@@ -39,6 +39,11 @@ export async function createServer({
     method: 'GET',
     path: '/readyz',
     handler: async (request, h) => reply(h, await routes.ready(requestId(request))),
+  });
+  server.route({
+    method: 'GET',
+    path: '/metrics',
+    handler: async (request, h) => reply(h, await routes.metrics(requestId(request))),
   });
   // Less specific than the plugin's routes under /v1, so it only gets what nothing else takes.
   server.route({

@@ -16,6 +16,10 @@ export interface AppConfig {
   readonly shutdownTimeoutMs: number;
   /** Lowest pino level written to stdout. */
   readonly logLevel: LogLevel;
+  // --- metrics (issue #11) ---
+  /** `GET /metrics` served (METRICS=on, the default) or not (METRICS=off). */
+  readonly metrics: boolean;
+  // --- end metrics ---
 }
 
 export type ConfigResult =
@@ -96,6 +100,15 @@ function databaseUrl(text: string): string {
     : 'DATABASE_URL must be a postgres:// or postgresql:// URL';
 }
 
+// --- metrics (issue #11) ---
+function onOff(name: string, text: string): { readonly on: boolean } | string {
+  const value = text.toLowerCase();
+  if (value === 'on') return { on: true };
+  if (value === 'off') return { on: false };
+  return `${name} must be on or off, got ${JSON.stringify(text)}`;
+}
+// --- end metrics ---
+
 /** Reads the environment; an empty variable counts as unset. */
 export function loadConfig(env: Env, makeKey: () => string = generateKey): ConfigResult {
   const read = (name: string): string | undefined => {
@@ -122,13 +135,17 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
     integer('SHUTDOWN_TIMEOUT_MS', read('SHUTDOWN_TIMEOUT_MS') ?? '10000', 0, 600_000),
   );
   const level = check(logLevel(read('LOG_LEVEL') ?? 'info'))?.level;
+  // --- metrics (issue #11) ---
+  const metrics = check(onOff('METRICS', read('METRICS') ?? 'on'))?.on;
+  // --- end metrics ---
 
   if (
     errors.length > 0 ||
     port === undefined ||
     seedPets === undefined ||
     shutdownTimeoutMs === undefined ||
-    level === undefined
+    level === undefined ||
+    metrics === undefined
   ) {
     return { ok: false, errors };
   }
@@ -143,6 +160,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
       seedPets,
       shutdownTimeoutMs,
       logLevel: level,
+      metrics,
     },
   };
 }

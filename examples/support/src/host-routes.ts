@@ -4,6 +4,7 @@ import {
   requestIdOf as requestIdFromHeaders,
 } from '@petstore/core';
 import { type Logger, logRequest } from './logging.js';
+import type { Metrics } from './metrics.js';
 
 /** A host-route answer, for the app to write with its framework. */
 export interface HostAnswer {
@@ -18,8 +19,13 @@ type RequestIdHeader = string | readonly string[] | undefined;
 export interface HostRoutes {
   /** `GET /healthz`: the process is alive and serving. */
   live(requestIdHeader: RequestIdHeader): HostAnswer;
-  /** `GET /readyz`: 200 when the storage answers a one-row page in time, else 503. */
+  /**
+   * `GET /readyz`: 200 when the storage answers a one-row page in time, else 503. The answer
+   * comes from a probe at most `readyCacheMs` old, and concurrent probes share one query.
+   */
   ready(requestIdHeader: RequestIdHeader): Promise<HostAnswer>;
+  /** `GET /metrics`: the Prometheus text format, or the 404 when metrics are off. */
+  metrics(requestIdHeader: RequestIdHeader): Promise<HostAnswer>;
   /** Any other path outside the API: the core's 404 body, so every answer looks alike. */
   notFound(method: string, path: string, requestIdHeader: RequestIdHeader): HostAnswer;
 }
@@ -31,9 +37,14 @@ export interface HostRoutesOptions {
   readonly stopping: () => boolean;
   /** Longest wait for the storage's answer. Default 2000. */
   readonly timeoutMs?: number;
+  /** How old a readiness result may be when answered again. Default 1000. */
+  readonly readyCacheMs?: number;
+  /** Served at `GET /metrics`; absent (METRICS=off): that path is a 404 like any other. */
+  readonly metrics?: Metrics | undefined;
 }
 
 export const DEFAULT_READY_TIMEOUT_MS = 2000;
+export const DEFAULT_READY_CACHE_MS = 1000;
 
 const TIMED_OUT = Symbol('timed out');
 
@@ -58,6 +69,8 @@ export function createHostRoutes({
   logger,
   stopping,
   timeoutMs = DEFAULT_READY_TIMEOUT_MS,
+  readyCacheMs = DEFAULT_READY_CACHE_MS,
+  metrics,
 }: HostRoutesOptions): HostRoutes {
   const log = (
     method: string,
@@ -92,9 +105,37 @@ export function createHostRoutes({
     }
   };
 
+  // Probes arrive from every load balancer and orchestrator, as often as they like: each result
+  // is reused for readyCacheMs (counted from when its query started), and probes arriving
+  // while a query runs wait for that one, so the storage sees at most about one query a second.
+  let latest: { readonly startedAt: number; readonly problem: string | undefined } | undefined;
+  let running: Promise<string | undefined> | undefined;
+  const recentProbe = (): Promise<string | undefined> => {
+    if (latest !== undefined && performance.now() - latest.startedAt < readyCacheMs) {
+      return Promise.resolve(latest.problem);
+    }
+    if (running === undefined) {
+      const startedAt = performance.now();
+      running = probe().then((problem) => {
+        latest = { startedAt, problem };
+        running = undefined;
+        return problem;
+      });
+    }
+    return running;
+  };
+
   // The core's rule, so host routes and API answers agree on which ids are kept.
   const requestIdOf = (header: string | readonly string[] | undefined) =>
     requestIdFromHeaders({ 'x-request-id': header });
+
+  const notFound: HostRoutes['notFound'] = (method, path, header) => {
+    const started = performance.now();
+    const requestId = requestIdOf(header);
+    // JSON.stringify escapes whatever the path holds; the log gets no path at all, like the core's.
+    const body = { code: 'not_found', message: `No route for ${path}.`, status: 404 };
+    return log(method, undefined, started, answer(404, requestId, body), requestId);
+  };
 
   return {
     live(header) {
@@ -109,19 +150,29 @@ export function createHostRoutes({
         const result = answer(503, requestId, { status: 'stopping' });
         return log('GET', '/readyz', started, result, requestId);
       }
-      const problem = await probe();
+      const problem = await recentProbe();
       const result =
         problem === undefined
           ? answer(200, requestId, { status: 'ready' })
           : answer(503, requestId, { status: 'unavailable' });
       return log('GET', '/readyz', started, result, requestId, problem);
     },
-    notFound(method, path, header) {
+    async metrics(header) {
+      if (metrics === undefined) return notFound('GET', '/metrics', header);
       const started = performance.now();
       const requestId = requestIdOf(header);
-      // JSON.stringify escapes whatever the path holds; the log gets no path at all, like the core's.
-      const body = { code: 'not_found', message: `No route for ${path}.`, status: 404 };
-      return log(method, undefined, started, answer(404, requestId, body), requestId);
+      const { contentType, body } = await metrics.scrape();
+      const result: HostAnswer = {
+        status: 200,
+        headers: {
+          'content-type': contentType,
+          'cache-control': 'no-store',
+          'x-request-id': requestId,
+        },
+        body,
+      };
+      return log('GET', '/metrics', started, result, requestId);
     },
+    notFound,
   };
 }

@@ -4,6 +4,7 @@ import { bannerLines } from './banner.js';
 import { type AppConfig, type Env, loadConfig } from './config.js';
 import { createHostRoutes, type HostRoutes } from './host-routes.js';
 import { createLogger, type Logger, loggingHooks } from './logging.js';
+import { createMetrics, withMetrics } from './metrics.js';
 import { type Drain, handleShutdownSignals } from './shutdown.js';
 import { openStorage, seedPets } from './storage.js';
 
@@ -45,16 +46,17 @@ export async function runService(
   const config = loaded.config;
   try {
     const logger = createLogger(config.logLevel);
-    const { storage, description } = await openStorage(config, logger);
+    const { storage, description, pool } = await openStorage(config, logger);
+    const metrics = config.metrics ? createMetrics({ pool }) : undefined;
     const seeded = await seedPets(storage, config.seedPets);
     const store = createPetStore({
       storage,
       apiKeys: config.apiKeys,
       basePath: BASE_PATH,
-      hooks: loggingHooks(logger),
+      hooks: withMetrics(loggingHooks(logger), metrics),
     });
     let stopping = (): boolean => false;
-    const host = createHostRoutes({ storage, logger, stopping: () => stopping() });
+    const host = createHostRoutes({ storage, logger, stopping: () => stopping(), metrics });
     const { address, drain } = await serve({
       config,
       store,

@@ -2,11 +2,14 @@ import type { PetStatus, PetStorage } from '@petstore/core';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import type { AppConfig } from './config.js';
 import type { Logger } from './logging.js';
+import type { PoolCounts } from './metrics.js';
 
 export interface OpenedStorage {
   readonly storage: PetStorage;
   /** For the start-up line: `in-memory` or `PostgreSQL`. */
   readonly description: string;
+  /** On PostgreSQL: the pool's connection counts, for the metrics. */
+  readonly pool?: PoolCounts;
 }
 
 /** How long start-up waits for PostgreSQL before giving up. */
@@ -26,7 +29,8 @@ export async function openStorage(
   if (connectionString === undefined) {
     return { storage: createMemoryStorage(), description: 'in-memory (data is lost on exit)' };
   }
-  const { createPostgresStorage, migrate } = await import('@petstore/storage-postgres');
+  const [{ createPostgresStorage, DEFAULT_CONNECTION_TIMEOUT_MILLIS, migrate }, { default: pg }] =
+    await Promise.all([import('@petstore/storage-postgres'), import('pg')]);
   try {
     await migrate({ connectionString, connectionTimeoutMillis: MIGRATE_CONNECT_TIMEOUT_MS });
   } catch (error) {
@@ -36,12 +40,25 @@ export async function openStorage(
       cause: error,
     });
   }
-  const storage = createPostgresStorage({
+  // The app owns the pool (rather than letting the storage create it) so the metrics can read
+  // its connection counts; it is set up as the storage would set up its own.
+  const pool = new pg.Pool({
     connectionString,
-    // The pool already dropped the connection and reconnects on the next query.
-    onPoolError: (error) => logger?.warn({ reason: error.message }, 'PostgreSQL connection lost'),
+    application_name: 'petstore',
+    keepAlive: true,
+    connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MILLIS,
   });
-  return { storage, description: 'PostgreSQL' };
+  // The pool already dropped the connection and reconnects on the next query.
+  pool.on('error', (error) =>
+    logger?.warn({ reason: error.message }, 'PostgreSQL connection lost'),
+  );
+  const storage = createPostgresStorage({ pool });
+  return {
+    // A host pool stays open when the storage closes: the app ends it too.
+    storage: { ...storage, close: () => storage.close().then(() => pool.end()) },
+    description: 'PostgreSQL',
+    pool,
+  };
 }
 
 const NAMES = ['Rex', 'Tom', 'Bella', 'Max', 'Luna', 'Charlie', 'Milo', 'Daisy'];

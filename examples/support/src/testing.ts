@@ -1,3 +1,4 @@
+export { describeMetrics } from './testing/metrics-suite.js';
 export {
   createTestDatabase,
   refusedPort,

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       seedPets: 0,
       shutdownTimeoutMs: 10_000,
       logLevel: 'info',
+      metrics: true,
     });
   });
 
@@ -41,6 +42,7 @@ describe('loadConfig', () => {
         SEED_PETS: '5',
         SHUTDOWN_TIMEOUT_MS: '2500',
         LOG_LEVEL: 'DEBUG',
+        METRICS: 'OFF',
       }),
     );
     expect(config).toEqual({
@@ -52,6 +54,7 @@ describe('loadConfig', () => {
       seedPets: 5,
       shutdownTimeoutMs: 2500,
       logLevel: 'debug',
+      metrics: false,
     });
     expect(configOf(loadConfig({ API_KEYS: '', PORT: '', DATABASE_URL: ' ' })).keyGenerated).toBe(
       true,
@@ -128,6 +131,13 @@ describe('loadConfig', () => {
     expect(configOf(loadConfig({ LOG_LEVEL: 'silent' })).logLevel).toBe('silent');
     expect(errorsOf(loadConfig({ LOG_LEVEL: 'verbose' }))).toEqual([
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+    ]);
+  });
+
+  it('takes on or off for METRICS, and nothing else', () => {
+    expect(configOf(loadConfig({ METRICS: 'on' })).metrics).toBe(true);
+    expect(errorsOf(loadConfig({ METRICS: 'no' }))).toEqual([
+      'METRICS must be on or off, got "no"',
     ]);
   });
 

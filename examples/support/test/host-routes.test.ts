@@ -2,6 +2,7 @@ import { type PetStorage, StorageUnavailableError } from '@petstore/core';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import { describe, expect, it } from 'vitest';
 import { createHostRoutes } from '../src/host-routes.js';
+import { createMetrics } from '../src/metrics.js';
 import { capturedLogger } from './captured-logger.js';
 
 /** The memory storage with `listPets` replaced: the probe is all these tests exercise. */
@@ -136,5 +137,53 @@ describe('host routes', () => {
     expect(answer.headers['x-request-id']).toBe('nf-1');
     expect(lines).toMatchObject([{ level: 30, method: 'DELETE', status: 404, requestId: 'nf-1' }]);
     expect(JSON.stringify(lines)).not.toContain('nothing');
+  });
+
+  it('answers a flood of readiness probes from results at most readyCacheMs old: a bounded number of queries', async () => {
+    const { logger } = capturedLogger();
+    let queries = 0;
+    let failing = false;
+    const storage = storageWhoseListPets(async () => {
+      queries += 1;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (failing) throw new StorageUnavailableError('gone');
+      return [];
+    });
+    const host = createHostRoutes({ storage, logger, stopping: notStopping, readyCacheMs: 300 });
+    // 200 at once share one query.
+    const burst = await Promise.all(Array.from({ length: 200 }, () => host.ready(undefined)));
+    expect(burst.every((answer) => answer.status === 200)).toBe(true);
+    expect(queries).toBe(1);
+    // Then probes back to back for about 1 s: one query per 300 ms window at most.
+    const started = performance.now();
+    let probes = 0;
+    while (performance.now() - started < 1000) {
+      await host.ready(undefined);
+      probes += 1;
+    }
+    expect(probes).toBeGreaterThan(50);
+    expect(queries).toBeGreaterThanOrEqual(2);
+    expect(queries).toBeLessThanOrEqual(1 + Math.ceil((performance.now() - started) / 300));
+    // A change shows within the window: never an answer older than readyCacheMs.
+    failing = true;
+    await new Promise((resolve) => setTimeout(resolve, 320));
+    expect((await host.ready(undefined)).status).toBe(503);
+  });
+
+  it('serves /metrics only when given metrics; otherwise it is the 404', async () => {
+    const { logger } = capturedLogger();
+    const off = createHostRoutes({ storage: createMemoryStorage(), logger, stopping: notStopping });
+    expect((await off.metrics('m-1')).status).toBe(404);
+    const on = createHostRoutes({
+      storage: createMemoryStorage(),
+      logger,
+      stopping: notStopping,
+      metrics: createMetrics(),
+    });
+    const answer = await on.metrics('m-2');
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(answer.headers['x-request-id']).toBe('m-2');
+    expect(answer.body).toContain('# TYPE petstore_http_requests_total counter');
   });
 });

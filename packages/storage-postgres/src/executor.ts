@@ -1,5 +1,6 @@
 import { StorageUnavailableError } from '@petstore/core';
-import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import { inlineParameters, statementTimeout } from './inline-sql.js';
 import { int8Types } from './int8.js';
 import type { ResolvedTimeouts } from './options.js';
 import { isStaleConnection, toStorageError } from './unavailable.js';
@@ -9,10 +10,16 @@ interface TimedQueryConfig extends QueryConfig<unknown[]> {
   readonly query_timeout: number;
 }
 
-// Slack on the client-side timers so that the server's own statement_timeout (set on pools the
-// storage creates) fires first: a cancelled statement is a definite rollback, whereas a client
-// giving up leaves the outcome unknown. Either way the caller gets a rejection, never a success.
+// Slack on the client-side timers so that the server's own statement_timeout fires first: a
+// cancelled statement is a definite rollback, whereas a client giving up leaves the outcome
+// unknown. Either way the caller gets a rejection, never a success.
 const GRACE_MILLIS = 1000;
+
+// The statement timeout travels with the work, as `SET LOCAL statement_timeout`, never as a
+// connection startup parameter or a session SET: transaction-mode poolers (PgBouncer, hosted
+// poolers) refuse unknown startup parameters, and hand each transaction whichever server
+// connection is free, so a session setting would land on someone else's transaction. SET LOCAL
+// lasts exactly one transaction, on the connection that runs it.
 
 // A server restart leaves every idle pooled connection dead at once; each one the pool hands
 // out before its error event has been processed costs one attempt.
@@ -23,12 +30,14 @@ export interface Queryable {
   rows<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
 }
 
-/** One parameterised statement at a time, or a transaction, with timeouts and error mapping. */
+/** Reads, writes and transactions, each under the server's statement timeout, with error mapping. */
 export interface Executor extends Queryable {
   /**
-   * For statements that change nothing: when the pool hands out a connection the server has
-   * already ended, run it again on another one (within the same time bound). Writes never
-   * retry: whether a write that failed mid-flight committed is unknown.
+   * A statement that changes nothing, with integer or status-word parameters only: sent with
+   * its timeout as one simple-protocol message (one round trip; see inline-sql.ts). When the
+   * pool hands out a connection the server has already ended, it runs again on another one
+   * (within the same time bound). Writes never retry: whether a write that failed mid-flight
+   * committed is unknown.
    */
   read<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
   /** BEGIN, `body`, COMMIT on one connection; resolves only once COMMIT has succeeded. */
@@ -53,36 +62,45 @@ export function createExecutor(
     if (isClosed()) throw unavailable('storage is closed');
   };
 
-  async function run<Row extends QueryResultRow>(
-    text: string,
-    values: unknown[],
-    retries: number,
-  ): Promise<Row[]> {
+  const timeoutSql = statementTimeout(queryTimeoutMillis);
+  // BEGIN and the timeout in one message: a transaction costs no extra round trip for it.
+  const beginSql = `BEGIN; ${timeoutSql}`;
+
+  async function read<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
     ensureOpen();
+    // Two statements in one simple-protocol message run as one implicit transaction, so the
+    // SET LOCAL covers the SELECT (the server arms its timer afresh for each statement).
+    const query: TimedQueryConfig = {
+      text: `${timeoutSql}; ${inlineParameters(text, values)}`,
+      types: int8Types,
+      query_timeout: queryTimeoutMillis + GRACE_MILLIS,
+    };
     // The overall bound holds even for a host pool configured without any timeouts.
     const deadline =
       performance.now() + connectionTimeoutMillis + queryTimeoutMillis + 2 * GRACE_MILLIS;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const work = pool.query<Row>(config(text, values));
+        // pg answers a multi-statement message with one result per statement.
+        const work = pool.query(query) as unknown as Promise<QueryResult<Row>[]>;
         const left = deadline - performance.now();
-        const result = await withDeadline(work, left, () =>
+        const results = await withDeadline(work, left, () =>
           unavailable('PostgreSQL did not answer in time'),
         );
-        return result.rows;
+        return results.at(-1)?.rows ?? [];
       } catch (error) {
-        const retry = attempt < retries && isStaleConnection(error) && !isClosed();
+        const retry = attempt < STALE_RETRIES && isStaleConnection(error) && !isClosed();
         if (!retry || performance.now() >= deadline) throw toStorageError(error, retryAfterSeconds);
       }
     }
   }
 
-  return {
+  const executor: Executor = {
+    // A single write is a transaction of one statement: the timeout needs the transaction, and
+    // the server cancelling a slow INSERT is a definite rollback rather than an unknown outcome.
     rows: <Row extends QueryResultRow>(text: string, values: unknown[]) =>
-      run<Row>(text, values, 0),
+      executor.transaction((tx) => tx.rows<Row>(text, values)),
 
-    read: <Row extends QueryResultRow>(text: string, values: unknown[]) =>
-      run<Row>(text, values, STALE_RETRIES),
+    read,
 
     async transaction<T>(body: (tx: Queryable) => Promise<T>): Promise<T> {
       ensureOpen();
@@ -116,7 +134,7 @@ export function createExecutor(
           (await client.query<Row>(config(text, values))).rows,
       };
       try {
-        await client.query(config('BEGIN', []));
+        await client.query(config(beginSql, []));
         const result = await body(tx);
         await client.query(config('COMMIT', []));
         release();
@@ -141,6 +159,7 @@ export function createExecutor(
       }
     },
   };
+  return executor;
 }
 
 /** `pool.connect()` with a bound; a connection that arrives too late goes straight back. */

@@ -1,4 +1,10 @@
-export { type MigrateOptions, type MigrateResult, migrate } from './migrate.js';
+export {
+  DEFAULT_MIGRATE_LOCK_TIMEOUT_MS,
+  type MigrateOptions,
+  type MigrateResult,
+  MigrationLockTimeoutError,
+  migrate,
+} from './migrate.js';
 export type { Migration } from './migrations.js';
 export { loadMigrations } from './migrations.js';
 export {

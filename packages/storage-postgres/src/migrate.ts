@@ -12,6 +12,31 @@ export interface MigrateOptions {
   readonly schema?: string;
   /** With `connectionString`: how long to try connecting. Default 10000. */
   readonly connectionTimeoutMillis?: number;
+  /**
+   * Longest wait for a lock: the migration lock another instance holds while it migrates, and
+   * the table locks a migration needs. Past it, `migrate()` rejects with `MigrationLockTimeoutError`
+   * rather than waiting on. Default 5000.
+   */
+  readonly lockTimeoutMs?: number;
+}
+
+export const DEFAULT_MIGRATE_LOCK_TIMEOUT_MS = 5000;
+
+/** Another session held a lock `migrate()` needed for longer than `lockTimeoutMs`. */
+export class MigrationLockTimeoutError extends Error {
+  override readonly name = 'MigrationLockTimeoutError';
+  constructor(
+    readonly schema: string,
+    readonly lockTimeoutMs: number,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `migrating schema "${schema}" waited ${lockTimeoutMs} ms for a lock another session holds ` +
+        '(another instance migrating, or a long transaction on its tables); nothing was changed. ' +
+        'Retry, or raise lockTimeoutMs.',
+      options,
+    );
+  }
 }
 
 export interface MigrateResult {
@@ -21,21 +46,31 @@ export interface MigrateResult {
   readonly version: number;
 }
 
-// pg_advisory_lock(int4, int4): a fixed class ("pets" in ASCII) and a key per schema, so two
-// schemas migrate independently while two processes migrating one schema take turns.
-const LOCK_CLASS = 0x70657473;
-const lockKey = (schema: string): number =>
+// pg_advisory_xact_lock(int4, int4): a fixed class ("pets" in ASCII) and a key per schema, so
+// two schemas migrate independently while two processes migrating one schema take turns.
+export const MIGRATION_LOCK_CLASS = 0x70657473;
+export const migrationLockKey = (schema: string): number =>
   createHash('sha256').update(schema).digest().readInt32BE(0);
 
+const LOCK_NOT_AVAILABLE = '55P03';
+
 /**
- * Applies the package's pending SQL migrations to `schema`, each once, each in its own
- * transaction, under an advisory lock: safe to run twice, and from several processes at once.
+ * Applies the package's pending SQL migrations to `schema`, each once, in one transaction that
+ * first takes a transaction-scoped advisory lock: safe to run twice, from several processes at
+ * once, and through a transaction-mode pooler (PgBouncer), since the lock, the work and its
+ * release all belong to that one transaction. Waiting for a lock is bounded by `lockTimeoutMs`.
  */
 export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   const schema = options.schema ?? DEFAULT_SCHEMA;
   const quoted = quoteSchema(schema);
+  const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_MIGRATE_LOCK_TIMEOUT_MS;
+  if (!Number.isSafeInteger(lockTimeoutMs) || lockTimeoutMs < 1) {
+    throw new TypeError(`lockTimeoutMs must be a positive integer, got ${String(lockTimeoutMs)}`);
+  }
   const migrations = await loadMigrations();
-  return withClient(options, (client) => migrateWith(client, schema, quoted, migrations));
+  return withClient(options, (client) =>
+    migrateWith(client, schema, quoted, migrations, lockTimeoutMs),
+  );
 }
 
 async function withClient<T>(
@@ -88,20 +123,29 @@ async function migrateWith(
   schema: string,
   quoted: string,
   migrations: readonly Migration[],
+  lockTimeoutMs: number,
 ): Promise<MigrateResult> {
-  const lock = [LOCK_CLASS, lockKey(schema)];
-  await client.query('SELECT pg_advisory_lock($1, $2)', lock);
-  let result: MigrateResult;
+  // One message: through a transaction-mode pooler, a transaction is the unit that keeps its
+  // server connection, and SET LOCAL ends with it.
+  await client.query(`BEGIN; SET LOCAL lock_timeout = ${lockTimeoutMs}`);
   try {
-    result = await applyPending(client, schema, quoted, migrations);
+    await client.query('SELECT pg_advisory_xact_lock($1, $2)', [
+      MIGRATION_LOCK_CLASS,
+      migrationLockKey(schema),
+    ]);
+    const result = await applyPending(client, schema, quoted, migrations);
+    await client.query('COMMIT');
+    return result;
   } catch (error) {
-    // If the connection died, the server has already dropped the lock with the session.
-    await client.query('SELECT pg_advisory_unlock($1, $2)', lock).catch(() => undefined);
+    await client.query('ROLLBACK').catch(() => undefined);
+    if (isLockTimeout(error))
+      throw new MigrationLockTimeoutError(schema, lockTimeoutMs, { cause: error });
     throw error;
   }
-  await client.query('SELECT pg_advisory_unlock($1, $2)', lock);
-  return result;
 }
+
+const isLockTimeout = (error: unknown): boolean =>
+  error instanceof Error && Reflect.get(error, 'code') === LOCK_NOT_AVAILABLE;
 
 async function applyPending(
   client: ClientBase,
@@ -148,19 +192,12 @@ async function applyOne(
   table: string,
   migration: Migration,
 ): Promise<void> {
-  await client.query('BEGIN');
-  try {
-    // The files name tables without a schema; this points them at ours for this transaction.
-    await client.query(`SET LOCAL search_path TO ${quoted}`);
-    await client.query(migration.sql);
-    await client.query(`INSERT INTO ${table} (version, name, checksum) VALUES ($1, $2, $3)`, [
-      migration.version,
-      migration.name,
-      migration.checksum,
-    ]);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
+  // The files name tables without a schema; this points them at ours for the transaction.
+  await client.query(`SET LOCAL search_path TO ${quoted}`);
+  await client.query(migration.sql);
+  await client.query(`INSERT INTO ${table} (version, name, checksum) VALUES ($1, $2, $3)`, [
+    migration.version,
+    migration.name,
+    migration.checksum,
+  ]);
 }

@@ -20,8 +20,8 @@ export function createOwnedPool(options: OwnedPoolOptions, timeouts: ResolvedTim
       ? {}
       : { connectionString: options.connectionString }),
     connectionTimeoutMillis: timeouts.connectionTimeoutMillis,
-    // Server-side: the server cancels a slow statement itself, which rolls it back.
-    statement_timeout: timeouts.queryTimeoutMillis,
+    // No `statement_timeout` (or `options`) here: pg would send it as a startup parameter, which
+    // PgBouncer and hosted poolers refuse. The executor sets it per transaction instead.
   });
   const onPoolError = options.onPoolError;
   pool.on('error', (error) => {

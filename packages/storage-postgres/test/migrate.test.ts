@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, loadMigrations, migrate } from '../src/index.js';
 import { runCli } from '../src/run-cli.js';
 import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
+import { expectLockTimeout } from './support/migration-lock.js';
 
 const admin = hostPool();
 const schemas: string[] = [];
@@ -73,6 +74,16 @@ describe('migrate()', () => {
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
+  });
+
+  it('waits at most lockTimeoutMs for a lock another instance holds, then fails clearly', async () => {
+    await expectLockTimeout(admin, postgresUrl(), freshSchema());
+  });
+
+  it('refuses a lockTimeoutMs that is not a positive integer', async () => {
+    await expect(migrate({ pool: admin, lockTimeoutMs: 0 })).rejects.toThrow(
+      'lockTimeoutMs must be a positive integer, got 0',
+    );
   });
 
   it('refuses to continue when an applied migration file has changed', async () => {

@@ -5,6 +5,7 @@ import { createPostgresStorage, migrate } from '../src/index.js';
 import { isUnavailable } from '../src/unavailable.js';
 import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
 import { refusedPort, silentServer, tcpProxy } from './support/servers.js';
+import { expectServerCancelsEveryMethod, lockTables } from './support/statement-timeout.js';
 
 const admin = hostPool();
 const schema = uniqueSchema('outage');
@@ -164,6 +165,22 @@ describe('statement timeouts', () => {
     }
     expect(await countPets('stuck')).toBe(0);
     await storage.close();
+  });
+});
+
+describe('statement timeouts travel with the work', () => {
+  it('every method, reads included, is cancelled by the server on a host pool with no statement_timeout of its own', async () => {
+    const pool = hostPool();
+    const storage = createPostgresStorage({ pool, schema, queryTimeoutMillis: 300 });
+    const lock = await lockTables(admin, schema);
+    try {
+      // The client-side backstop would fire at 1300 ms, with a different error.
+      await expectServerCancelsEveryMethod(storage, 1200);
+    } finally {
+      await lock.release();
+    }
+    expect(await countPets('stuck')).toBe(0);
+    await pool.end();
   });
 });
 

@@ -289,7 +289,12 @@ export function describeExampleApp({ name, appDir }: ExampleAppSuiteOptions): vo
         expect((await readyz()).status).toBe(200);
 
         await proxy.cut();
-        const down = await readyz();
+        // /readyz may answer from a result up to 1 s old.
+        let down = await readyz();
+        for (let attempt = 0; attempt < 20 && down.status === 200; attempt++) {
+          await sleep(100);
+          down = await readyz();
+        }
         expect([down.status, down.body]).toEqual([503, '{"status":"unavailable"}']);
         const live = await sendHttp(app.origin, { method: 'GET', path: '/healthz' });
         expect([live.status, live.body]).toEqual([200, '{"status":"ok"}']);

@@ -20,3 +20,6 @@ export function hostPool(config: pg.PoolConfig = {}): pg.Pool {
 export async function dropSchema(pool: pg.Pool, schema: string): Promise<void> {
   await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
 }
+
+/** The same server through PgBouncer in transaction mode; '' when the run has no pgbouncer. */
+export const pgbouncerUrl = (): string => inject('pgbouncerUrl');

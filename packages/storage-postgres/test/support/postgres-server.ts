@@ -167,13 +167,13 @@ export async function startPostgresServer(options: StartOptions = {}): Promise<P
   };
 }
 
-interface RunAs {
+export interface RunAs {
   readonly uid: number;
   readonly gid: number;
 }
 
 /** Under root: an unprivileged user to run the server as. Otherwise: ourselves. */
-function serverUser(): RunAs | undefined {
+export function serverUser(): RunAs | undefined {
   if (process.getuid?.() !== 0) return undefined;
   for (const name of ['postgres', 'nobody']) {
     try {
@@ -214,7 +214,7 @@ async function reachableBinaries(base: string, runAs: RunAs | undefined): Promis
   return join(copy, 'bin');
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -1,0 +1,127 @@
+import type { DeprecatedCallEvent, PetStoreHooks, ResponseEvent } from '@petstore/core';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** What `GET /metrics` reports on a PostgreSQL pool (pg.Pool has these counters). */
+export interface PoolCounts {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+
+export interface MetricsOptions {
+  /** The PostgreSQL pool, when there is one: its connection counts become gauges. */
+  readonly pool?: PoolCounts | undefined;
+}
+
+/** Prometheus metrics of one app: fed by the core's hooks, read by `GET /metrics`. */
+export interface Metrics {
+  /** For `createPetStore({ hooks })`, next to the logging hooks (see `withMetrics`). */
+  readonly hooks: {
+    onResponse(event: ResponseEvent): void;
+    onDeprecatedCall(event: DeprecatedCallEvent): void;
+  };
+  /** The text exposition format, and its content type. */
+  scrape(): Promise<{ readonly contentType: string; readonly body: string }>;
+}
+
+/** `operation` label of requests no operation answered (unknown paths, refused keys). */
+export const NO_OPERATION = 'none';
+
+/**
+ * A registry of its own (not prom-client's global one), so two apps or tests in one process
+ * never share counts. Labels come from the core's events (the operationId), never from paths,
+ * so a scan of random URLs cannot blow up the number of series.
+ */
+export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'petstore_http_requests_total',
+    help: 'API requests answered, by operationId (none when no operation matched) and status.',
+    labelNames: ['operation', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'petstore_http_request_duration_seconds',
+    help: 'Time from receiving an API request to its answer, by operationId.',
+    labelNames: ['operation'] as const,
+    registers: [registry],
+  });
+  const deprecated = new Counter({
+    name: 'petstore_deprecated_calls_total',
+    help: 'Calls of deprecated operations, by operationId.',
+    labelNames: ['operation'] as const,
+    registers: [registry],
+  });
+  const unavailable = new Counter({
+    name: 'petstore_storage_unavailable_total',
+    help: 'API requests answered 503 because the storage was unreachable or too slow.',
+    registers: [registry],
+  });
+
+  if (pool !== undefined) {
+    const gauge = (name: string, help: string, read: (counts: PoolCounts) => number): void => {
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read(pool));
+        },
+      });
+    };
+    gauge(
+      'petstore_db_pool_connections',
+      'PostgreSQL connections open in the pool.',
+      (p) => p.totalCount,
+    );
+    gauge(
+      'petstore_db_pool_idle_connections',
+      'Open PostgreSQL connections not in use.',
+      (p) => p.idleCount,
+    );
+    gauge(
+      'petstore_db_pool_waiting_clients',
+      'Queries waiting for a PostgreSQL connection from the pool.',
+      (p) => p.waitingCount,
+    );
+  }
+
+  return {
+    hooks: {
+      onResponse(event: ResponseEvent) {
+        const operation = event.operationId ?? NO_OPERATION;
+        requests.inc({ operation, status: String(event.status) });
+        duration.observe({ operation }, event.durationMs / 1000);
+        // The core answers 503 only when the storage is unavailable.
+        if (event.status === 503) unavailable.inc();
+      },
+      onDeprecatedCall(event: DeprecatedCallEvent) {
+        deprecated.inc({ operation: event.operationId });
+      },
+    },
+    async scrape() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/** `hooks` with the metrics' hooks called after them (each hook is guarded by the core). */
+export function withMetrics<H extends PetStoreHooks>(
+  hooks: H,
+  metrics: Metrics | undefined,
+): PetStoreHooks {
+  if (metrics === undefined) return hooks;
+  return {
+    ...hooks,
+    onResponse(event) {
+      hooks.onResponse?.(event);
+      metrics.hooks.onResponse(event);
+    },
+    onDeprecatedCall(event) {
+      hooks.onDeprecatedCall?.(event);
+      metrics.hooks.onDeprecatedCall(event);
+    },
+  };
+}
