@@ -1,12 +1,4 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.js';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/cli.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  // The CJS build needs `import.meta.url` to find the shipped migrations/ folder.
-  shims: true,
-});
+// The CJS build needs `import.meta.url` to find the shipped migrations/ folder.
+export default packageBuild(['src/index.ts', 'src/cli.ts'], { shims: true });

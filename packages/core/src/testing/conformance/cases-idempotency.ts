@@ -107,12 +107,13 @@ export const idempotencyCases: ConformanceCase[] = [
   {
     name: 'idempotency: a key is forgotten after the retention window',
     rule: 'Idempotency-Key: remembered for the retention window (an option), then purged',
-    options: { idempotency: { retentionMs: 200 } },
+    // A full second of retention: the replay must land inside it even on a loaded CI machine.
+    options: { idempotency: { retentionMs: 1_000 } },
     run: async ({ send }) => {
       const first = await send(postPet({ name: 'Rex', categoryId: 1 }, withKey('short-lived')));
       const replay = await send(postPet({ name: 'Rex', categoryId: 1 }, withKey('short-lived')));
       expect(replay.headers['idempotent-replayed']).toBe('true');
-      await new Promise((resolve) => setTimeout(resolve, 450));
+      await new Promise((resolve) => setTimeout(resolve, 1_300));
       const later = await send(postPet({ name: 'Rex', categoryId: 1 }, withKey('short-lived')));
       expect(later.status).toBe(201);
       expect(later.headers['idempotent-replayed']).toBeUndefined();

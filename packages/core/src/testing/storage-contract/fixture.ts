@@ -21,6 +21,9 @@ export type CreateFixture = () => Promise<StorageFixture> | StorageFixture;
 /** A test body that receives its own fresh storage. */
 export type StorageCase = (storage: PetStorage) => Promise<void>;
 
+/** Turns a case body into a vitest test function that gets a fresh storage (`withFreshStorage`). */
+export type Use = (body: StorageCase) => () => Promise<void>;
+
 /**
  * Wraps a case so it gets a storage of its own and always releases it, pass or fail.
  * Every case starts from an empty store, so no case depends on another's order or data.

@@ -9,10 +9,8 @@ import {
   ids,
   listAllPets,
   petInput,
-  type StorageCase,
+  type Use,
 } from './fixture.js';
-
-type Use = (body: StorageCase) => () => Promise<void>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -1,7 +1,5 @@
 import { expect, it } from 'vitest';
-import type { StorageCase } from './fixture.js';
-
-type Use = (body: StorageCase) => () => Promise<void>;
+import type { Use } from './fixture.js';
 
 /** close(): resolves, and a second call is harmless (hosts close on every shutdown path). */
 export function registerLifecycleCases(use: Use): void {

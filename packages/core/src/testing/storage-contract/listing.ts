@@ -8,10 +8,8 @@ import {
   ids,
   listAllPets,
   petInput,
-  type StorageCase,
+  type Use,
 } from './fixture.js';
-
-type Use = (body: StorageCase) => () => Promise<void>;
 
 const statusesOf = (pets: readonly Pet[], status: PetStatus): Pet[] =>
   pets.filter((pet) => pet.status === status);

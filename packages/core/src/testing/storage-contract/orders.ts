@@ -8,10 +8,8 @@ import {
   listAll,
   orderInput,
   petInput,
-  type StorageCase,
+  type Use,
 } from './fixture.js';
-
-type Use = (body: StorageCase) => () => Promise<void>;
 
 /** createOrder / listOrders: same id and keyset rules as pets; fields round-trip exactly. */
 export function registerOrderCases(use: Use): void {

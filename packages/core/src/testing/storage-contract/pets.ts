@@ -8,10 +8,8 @@ import {
   ids,
   listAllPets,
   petInput,
-  type StorageCase,
+  type Use,
 } from './fixture.js';
-
-type Use = (body: StorageCase) => () => Promise<void>;
 
 /** createPet / getPet: shape, ids, exact round-trips. */
 export function registerPetCases(use: Use): void {
