@@ -51,6 +51,7 @@ export async function runService(
       storage,
       apiKeys: config.apiKeys,
       basePath: BASE_PATH,
+      servers: config.servers,
       hooks: loggingHooks(logger),
     });
     let stopping = (): boolean => false;

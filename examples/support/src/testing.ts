@@ -1,4 +1,18 @@
 export {
+  type FuzzRequest,
+  type FuzzResult,
+  fuzzRequestArbitrary,
+  fuzzRequests,
+  judge,
+  runFuzz,
+} from './testing/fuzz.js';
+export { HOSTILE_REQUESTS, type HostileRequest } from './testing/hostile.js';
+export {
+  describeHostileTraffic,
+  type HostileSuiteOptions,
+  SUITE_FUZZ_COUNT,
+} from './testing/hostile-suite.js';
+export {
   createTestDatabase,
   refusedPort,
   type TcpProxy,
@@ -16,4 +30,5 @@ export {
   startApp,
   startListening,
 } from './testing/process.js';
+export { type RawAnswer, type RawRequestOptions, rawRequest } from './testing/raw.js';
 export { describeExampleApp, type ExampleAppSuiteOptions } from './testing/suite.js';
