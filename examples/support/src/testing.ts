@@ -27,8 +27,10 @@ export {
   type ListeningApp,
   type LogLine,
   type StartedApp,
+  type StartOptions,
   startApp,
   startListening,
 } from './testing/process.js';
 export { type RawAnswer, type RawRequestOptions, rawRequest } from './testing/raw.js';
+export { describeSignalsThroughPnpm, type SignalSuiteOptions } from './testing/signals-suite.js';
 export { describeExampleApp, type ExampleAppSuiteOptions } from './testing/suite.js';
