@@ -138,17 +138,35 @@ export function describeHostileTraffic({ name, appDir }: HostileSuiteOptions): v
       // 40 drips would take 12 s; the limits (plus Node's check interval) cut them far sooner.
       expect(Date.now() - started).toBeLessThan(8_000);
 
-      // An idle keep-alive connection goes after KEEP_ALIVE_TIMEOUT_MS.
+      // An idle keep-alive connection goes after KEEP_ALIVE_TIMEOUT_MS (Node's default is 5 s).
+      const idleSince = Date.now();
       const idle = await rawRequest(port, 'GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n', {
-        waitMs: 1_000,
+        waitMs: 4_000,
+        untilClose: true,
       });
-      expect(idle.status).toBe(200);
+      expect([idle.closed, idle.raw.split(' ')[1]]).toEqual([true, '200']);
+      expect(Date.now() - idleSince).toBeLessThan(3_000);
       const again = await sendHttp(app.origin, { method: 'GET', path: '/healthz' });
       expect(again.status).toBe(200);
       await createWorks(app.origin, 'slow-key');
       app.signal('SIGTERM');
       expect(await app.exited).toBe(0);
     }, 40_000);
+
+    it('closes connections past MAX_CONNECTIONS as they come', async () => {
+      const app = await startListening(appDir, { MAX_CONNECTIONS: '2' });
+      const port = portOf(app.origin);
+      const first = rawRequest(port, '', { waitMs: 10_000 });
+      const second = rawRequest(port, '', { waitMs: 10_000 });
+      await sleep(300);
+      const third = await rawRequest(port, 'GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n', {
+        waitMs: 3_000,
+      });
+      expect([third.closed, third.status]).toEqual([true, undefined]);
+      app.signal('SIGTERM');
+      expect(await app.exited).toBe(0);
+      expect([(await first).closed, (await second).closed]).toEqual([true, true]);
+    });
 
     it('closes idle keep-alive connections at once on shutdown, even one that never sent a request', async () => {
       const app = await startListening(appDir, { SHUTDOWN_TIMEOUT_MS: '60000' });
