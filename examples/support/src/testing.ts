@@ -1,3 +1,4 @@
+export { type CompiledSuiteOptions, describeCompiledApp } from './testing/compiled-suite.js';
 export {
   type FuzzRequest,
   type FuzzResult,
