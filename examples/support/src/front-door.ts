@@ -4,6 +4,7 @@ import type { Connections } from './connections.js';
 import { errorAnswer } from './error-answers.js';
 import type { HostAnswer, HostRoute, HostRoutes } from './host-routes.js';
 import { type Logger, logRequest } from './logging.js';
+import type { PreemptedRequests } from './preempted.js';
 
 export interface FrontDoorOptions {
   /** Requests for this path and below go to the framework (the API); the rest are ours. */
@@ -15,6 +16,7 @@ export interface FrontDoorOptions {
   readonly connections: Connections;
   /** True once shutdown began: every answer then closes its connection. */
   readonly stopping: () => boolean;
+  readonly preempted: PreemptedRequests;
 }
 
 /**
@@ -54,7 +56,29 @@ const write = (res: ServerResponse, { status, headers, body }: HostAnswer): void
  * payload parsing, router or error page ever sees a request outside the API.
  */
 export function frontDoor(options: FrontDoorOptions, api: RequestListener): RequestListener {
-  const { basePath, routes, host, logger, connections, stopping } = options;
+  const { basePath, routes, host, logger, connections, stopping, preempted } = options;
+
+  /**
+   * Hands an API request to the framework with its request id settled here, so the core and
+   * the HTTP layer (a 408 while the body is still coming) name it alike; a request cut before
+   * its body is complete gets no report from the core, only a debug line here.
+   */
+  const toApi = (req: IncomingMessage, res: ServerResponse): void => {
+    const requestId = requestIdOf(req.headers);
+    req.headers['x-request-id'] = requestId;
+    let cut = false;
+    const onCut = (): void => {
+      if (cut || res.writableFinished) return;
+      cut = true;
+      preempted.mark(requestId);
+      logger.debug({ method: req.method, requestId }, 'request aborted');
+    };
+    req.once('error', onCut);
+    req.once('close', () => {
+      if (!req.complete) onCut();
+    });
+    api(req, res);
+  };
   const byPath = new Map(routes.map((route) => [route.path, route]));
   const below = `${basePath}/`;
 
@@ -97,7 +121,7 @@ export function frontDoor(options: FrontDoorOptions, api: RequestListener): Requ
       return;
     }
     if (path === basePath || path.startsWith(below)) {
-      api(req, res);
+      toApi(req, res);
       return;
     }
     // A body we will not read is left unread: the connection closes after the answer instead.

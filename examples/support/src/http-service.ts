@@ -25,14 +25,17 @@ export interface HttpService {
 
 /** The HTTP side both example apps share; the framework only ever sees the API's requests. */
 export function createHttpService(
-  parts: Pick<ServiceParts, 'config' | 'host' | 'logger' | 'stopping'>,
+  parts: Pick<ServiceParts, 'config' | 'host' | 'logger' | 'stopping' | 'preempted'>,
   basePath: string,
 ): HttpService {
-  const { config, host, logger, stopping } = parts;
+  const { config, host, logger, stopping, preempted } = parts;
   const server = createLimitedServer(config);
   const connections = trackConnections(server);
   const door = (api: RequestListener) =>
-    frontDoor({ basePath, routes: hostRouteTable(host), host, logger, connections, stopping }, api);
+    frontDoor(
+      { basePath, routes: hostRouteTable(host), host, logger, connections, stopping, preempted },
+      api,
+    );
 
   return {
     server,

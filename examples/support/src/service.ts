@@ -4,6 +4,7 @@ import { bannerLines } from './banner.js';
 import { type AppConfig, type Env, loadConfig } from './config.js';
 import { createHostRoutes, type HostRoutes } from './host-routes.js';
 import { createLogger, type Logger, loggingHooks } from './logging.js';
+import { type PreemptedRequests, preemptedRequests } from './preempted.js';
 import { type Drain, handleShutdownSignals } from './shutdown.js';
 import { openStorage, seedPets } from './storage.js';
 
@@ -19,6 +20,8 @@ export interface ServiceParts {
   readonly logger: Logger;
   /** True once shutdown began (answers may then close their connection). */
   readonly stopping: () => boolean;
+  /** API requests the HTTP layer ended first: the core's reports on them are dropped. */
+  readonly preempted: PreemptedRequests;
 }
 
 /** What it hands back once listening. */
@@ -47,12 +50,13 @@ export async function runService(
     const logger = createLogger(config.logLevel);
     const { storage, description } = await openStorage(config, logger);
     const seeded = await seedPets(storage, config.seedPets);
+    const preempted = preemptedRequests();
     const store = createPetStore({
       storage,
       apiKeys: config.apiKeys,
       basePath: BASE_PATH,
       servers: config.servers,
-      hooks: loggingHooks(logger),
+      hooks: preempted.filter(loggingHooks(logger)),
     });
     let stopping = (): boolean => false;
     const host = createHostRoutes({ storage, logger, stopping: () => stopping() });
@@ -62,6 +66,7 @@ export async function runService(
       host,
       logger,
       stopping: () => stopping(),
+      preempted,
     });
     const facts = { address, basePath: BASE_PATH, storage: description, seeded, config };
     for (const line of bannerLines(facts)) console.log(line);

@@ -121,7 +121,7 @@ export function describeHostileTraffic({ name, appDir }: HostileSuiteOptions): v
       });
       const slowBody = rawRequest(
         port,
-        'POST /v1/pets HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer slow-key\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+        'POST /v1/pets HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer slow-key\r\nX-Request-Id: slow-body-1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
         { waitMs: 15_000, untilClose: true, dribble: drip(40, ' ') },
       );
       await sleep(500);
@@ -135,6 +135,13 @@ export function describeHostileTraffic({ name, appDir }: HostileSuiteOptions): v
       const bodyCut = await slowBody;
       expect(bodyCut.closed).toBe(true);
       expect(bodyCut.status).toBe(408);
+      expect(bodyCut.headers['x-request-id']).toBe('slow-body-1');
+      // One line for the one answer: not also the core's report of the body it could not read.
+      await app.waitForLog((line) => line.requestId === 'slow-body-1' && line.status === 408);
+      await sleep(300);
+      expect(app.logLines().filter((line) => line.requestId === 'slow-body-1')).toMatchObject([
+        { msg: 'request', status: 408, reason: 'ERR_HTTP_REQUEST_TIMEOUT' },
+      ]);
       // 40 drips would take 12 s; the limits (plus Node's check interval) cut them far sooner.
       expect(Date.now() - started).toBeLessThan(8_000);
 
