@@ -105,13 +105,22 @@ export function startApp(
       resolve(code);
     }),
   );
+  // A group's wrapper (pnpm) may exit before the app it started: output ends only when every
+  // process holding the pipes is gone.
+  let outputEnded = false;
+  child.once('close', () => {
+    outputEnded = true;
+    for (const wake of [...waiters]) wake();
+  });
+  const done = (): boolean =>
+    how.processGroup === true ? outputEnded : child.exitCode !== null || child.signalCode !== null;
   const logLines = (): LogLine[] =>
     text.split('\n').flatMap((line) => {
       const parsed = parseLine(line);
       return parsed === undefined ? [] : [parsed];
     });
 
-  /** Polls `find` on every new output until it gives a value, the child exits, or time runs out. */
+  /** Polls `find` on every new output until it gives a value, the output ends, or time runs out. */
   const waitUntil = <T>(find: () => T | undefined, what: string): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -124,7 +133,7 @@ export function startApp(
           waiters.delete(check);
           clearTimeout(timer);
           resolve(found);
-        } else if (child.exitCode !== null || child.signalCode !== null) {
+        } else if (done()) {
           waiters.delete(check);
           clearTimeout(timer);
           reject(
