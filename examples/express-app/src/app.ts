@@ -1,37 +1,20 @@
 import type { PetStore } from '@petstore/core';
-import type { HostAnswer, HostRoutes } from '@petstore/example-support';
 import { petStoreRouter } from '@petstore/express';
-import express, { type Express, type Response } from 'express';
+import express, { type Express } from 'express';
 
 export interface AppParts {
   readonly store: PetStore;
-  readonly host: HostRoutes;
-  /** True once shutdown began: answers then close their connection. */
-  readonly stopping: () => boolean;
 }
 
-const send = (res: Response, { status, headers, body }: HostAnswer): void => {
-  res.status(status).set(headers).send(body);
-};
-
-/** The pet API under /v1; health checks, metrics and a JSON 404 outside it, without auth. */
-export function createApp({ store, host, stopping }: AppParts): Express {
+/**
+ * The pet API under /v1. Health checks, the JSON 404 and bad request targets are answered
+ * before Express (the shared front door in @petstore/example-support), so Express only ever
+ * sees requests for the API.
+ */
+export function createApp({ store }: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
-  // Health answers must not be cached or revalidated; the API writes its own headers anyway.
   app.disable('etag');
-  app.use((_req, res, next) => {
-    if (stopping()) res.setHeader('connection', 'close');
-    next();
-  });
-  app.get('/healthz', (req, res) => send(res, host.live(req.headers['x-request-id'])));
-  app.get('/readyz', async (req, res) => send(res, await host.ready(req.headers['x-request-id'])));
-  app.get('/metrics', async (req, res) =>
-    send(res, await host.metrics(req.headers['x-request-id'])),
-  );
   app.use('/v1', petStoreRouter(store));
-  app.use((req, res) =>
-    send(res, host.notFound(req.method, req.path, req.headers['x-request-id'])),
-  );
   return app;
 }

@@ -1,14 +1,11 @@
-import type { AddressInfo } from 'node:net';
-import { drainHttpServer, runService } from '@petstore/example-support';
+import { BASE_PATH, createHttpService, runService } from '@petstore/example-support';
 import { createApp } from './app.js';
 
-// Config, logging, storage, banner and shutdown are shared (@petstore/example-support);
-// this file only starts Express.
-await runService(async ({ config, store, host, stopping }) => {
-  const server = createApp({ store, host, stopping }).listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  return { address: server.address() as AddressInfo, drain: drainHttpServer(server) };
+// Config, logging, storage, the HTTP server (limits, host routes, parser errors) and shutdown
+// are shared (@petstore/example-support); this file only plugs Express in.
+await runService(async (parts) => {
+  const http = createHttpService(parts, BASE_PATH);
+  http.server.on('request', createApp({ store: parts.store }));
+  http.guard();
+  return { address: await http.listen(), drain: http.drain };
 });

@@ -1,19 +1,20 @@
 import type { AddressInfo } from 'node:net';
-import { runService } from '@petstore/example-support';
+import { BASE_PATH, createHttpService, runService } from '@petstore/example-support';
 import { createServer } from './server.js';
 
-// Config, logging, storage, banner and shutdown are shared (@petstore/example-support);
-// this file only starts hapi.
-await runService(async ({ config, store, host }) => {
-  const server = await createServer({ store, routes: host, host: config.host, port: config.port });
+// Config, logging, storage, the HTTP server (limits, host routes, parser errors) and shutdown
+// are shared (@petstore/example-support); this file only plugs hapi in.
+await runService(async (parts) => {
+  const http = createHttpService(parts, BASE_PATH);
+  const { config, store } = parts;
+  const server = await createServer({
+    store,
+    listener: http.server,
+    host: config.host,
+    port: config.port,
+  });
+  http.guard();
   await server.start();
-  return {
-    address: server.listener.address() as AddressInfo,
-    // hapi stops accepting, lets requests in flight finish, and cuts what still runs at the
-    // timeout; 'closing' comes once the listener is closed.
-    drain: (timeoutMs, refusing) => {
-      server.events.on({ name: 'closing', count: 1 }, refusing);
-      return server.stop({ timeout: timeoutMs });
-    },
-  };
+  // The shared drain closes the connections: hapi's stop() would only wait for them again.
+  return { address: http.server.address() as AddressInfo, drain: http.drain };
 });

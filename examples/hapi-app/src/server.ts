@@ -1,57 +1,28 @@
+import type { Server as NodeServer } from 'node:http';
 import Hapi from '@hapi/hapi';
 import type { PetStore } from '@petstore/core';
-import type { HostAnswer, HostRoutes } from '@petstore/example-support';
 import { petStorePlugin } from '@petstore/hapi';
 
 export interface ServerParts {
   readonly store: PetStore;
-  /** /healthz, /readyz and the 404 outside /v1. */
-  readonly routes: HostRoutes;
+  /** The Node server to serve from (the shared one, with the service's limits). */
+  readonly listener: NodeServer;
   readonly host: string;
   readonly port: number;
 }
 
-const reply = (h: Hapi.ResponseToolkit, { status, headers, body }: HostAnswer) => {
-  const response = h.response(body).code(status);
-  for (const [name, value] of Object.entries(headers)) response.header(name, value);
-  return response;
-};
-
-/** The pet API under /v1; health checks, metrics and a JSON 404 outside it, without auth. */
+/**
+ * The pet API under /v1. Health checks, the JSON 404 and bad request targets are answered
+ * before hapi (the shared front door in @petstore/example-support), so hapi only ever sees
+ * requests for the API, whose routes leave every status and body to the core.
+ */
 export async function createServer({
   store,
-  routes,
+  listener,
   host,
   port,
 }: ServerParts): Promise<Hapi.Server> {
-  const server = Hapi.server({ host, port });
-  // Node gives a header as a string (or a list); hapi types the map loosely.
-  const requestId = (request: Hapi.Request): string | undefined => {
-    const sent: unknown = request.headers['x-request-id'];
-    return typeof sent === 'string' ? sent : undefined;
-  };
-  server.route({
-    method: 'GET',
-    path: '/healthz',
-    handler: (request, h) => reply(h, routes.live(requestId(request))),
-  });
-  server.route({
-    method: 'GET',
-    path: '/readyz',
-    handler: async (request, h) => reply(h, await routes.ready(requestId(request))),
-  });
-  server.route({
-    method: 'GET',
-    path: '/metrics',
-    handler: async (request, h) => reply(h, await routes.metrics(requestId(request))),
-  });
-  // Less specific than the plugin's routes under /v1, so it only gets what nothing else takes.
-  server.route({
-    method: '*',
-    path: '/{any*}',
-    handler: (request, h) =>
-      reply(h, routes.notFound(request.method.toUpperCase(), request.path, requestId(request))),
-  });
+  const server = Hapi.server({ listener, host, port, autoListen: true });
   await server.register(
     { plugin: petStorePlugin, options: { store } },
     { routes: { prefix: '/v1' } },

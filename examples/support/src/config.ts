@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ApiKey } from '@petstore/core';
+import type { ApiKey, ServerEntry } from '@petstore/core';
 
 export interface AppConfig {
   readonly port: number;
@@ -20,6 +20,18 @@ export interface AppConfig {
   /** `GET /metrics` served (METRICS=on, the default) or not (METRICS=off). */
   readonly metrics: boolean;
   // --- end metrics ---
+  // --- connection limits and servers (issue 10): see `readServingSettings` below ---
+  /** Longest time from a connection's first byte of a request to its last header. */
+  readonly headersTimeoutMs: number;
+  /** Longest time to receive a whole request, headers and body. */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number;
+  /** Connections beyond this many are closed as soon as they are accepted. */
+  readonly maxConnections: number;
+  /** The OpenAPI document's `servers`; empty: the service's own base path. */
+  readonly servers: readonly ServerEntry[];
+  // --- end of connection limits and servers ---
 }
 
 export type ConfigResult =
@@ -138,6 +150,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
   // --- metrics (issue #11) ---
   const metrics = check(onOff('METRICS', read('METRICS') ?? 'on'))?.on;
   // --- end metrics ---
+  const serving = readServingSettings(read, errors);
 
   if (
     errors.length > 0 ||
@@ -145,7 +158,8 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
     seedPets === undefined ||
     shutdownTimeoutMs === undefined ||
     level === undefined ||
-    metrics === undefined
+    metrics === undefined ||
+    serving === undefined
   ) {
     return { ok: false, errors };
   }
@@ -161,6 +175,80 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
       shutdownTimeoutMs,
       logLevel: level,
       metrics,
+      ...serving,
     },
   };
 }
+
+// --- connection limits and servers (issue 10) ---
+
+export const SERVING_DEFAULTS = {
+  HEADERS_TIMEOUT_MS: 10_000,
+  REQUEST_TIMEOUT_MS: 30_000,
+  KEEP_ALIVE_TIMEOUT_MS: 5_000,
+  MAX_CONNECTIONS: 10_000,
+} as const;
+
+type ServingSettings = Pick<
+  AppConfig,
+  'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections' | 'servers'
+>;
+
+/** An absolute http(s) URL whose path ends in /v1 (the contract's base addresses), or why not. */
+function baseUrl(name: string, text: string): string | { readonly url: string } {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    // reported below
+  }
+  const fine =
+    url !== undefined &&
+    (url.protocol === 'https:' || url.protocol === 'http:') &&
+    url.pathname.endsWith('/v1') &&
+    url.search === '' &&
+    url.hash === '' &&
+    url.username === '' &&
+    url.password === '';
+  return fine
+    ? { url: text }
+    : `${name} must be an http:// or https:// URL ending in /v1 (no query), got ${JSON.stringify(text)}`;
+}
+
+/** Node's HTTP server limits and the document's servers; pushes a message per bad value. */
+function readServingSettings(
+  read: (name: string) => string | undefined,
+  errors: string[],
+): ServingSettings | undefined {
+  const before = errors.length;
+  const ms = (name: keyof typeof SERVING_DEFAULTS, min: number, max: number): number => {
+    const result = integer(name, read(name) ?? String(SERVING_DEFAULTS[name]), min, max);
+    if (typeof result === 'string') errors.push(result);
+    return typeof result === 'number' ? result : 0;
+  };
+  const headersTimeoutMs = ms('HEADERS_TIMEOUT_MS', 1, 600_000);
+  const requestTimeoutMs = ms('REQUEST_TIMEOUT_MS', 1, 3_600_000);
+  const keepAliveTimeoutMs = ms('KEEP_ALIVE_TIMEOUT_MS', 1, 600_000);
+  const maxConnections = ms('MAX_CONNECTIONS', 1, 1_000_000);
+  // Node refuses a request timeout shorter than the headers timeout.
+  if (errors.length === before && requestTimeoutMs < headersTimeoutMs) {
+    errors.push(
+      `REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must not be less than HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+    );
+  }
+  const servers: ServerEntry[] = [];
+  for (const [name, description] of [
+    ['PRODUCTION_BASE_URL', 'Production'],
+    ['STAGING_BASE_URL', 'Staging'],
+  ] as const) {
+    const text = read(name);
+    if (text === undefined) continue;
+    const result = baseUrl(name, text);
+    if (typeof result === 'string') errors.push(result);
+    else servers.push({ url: result.url, description });
+  }
+  if (errors.length > before) return undefined;
+  return { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections, servers };
+}
+
+// --- end of connection limits and servers ---

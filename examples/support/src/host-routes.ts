@@ -176,3 +176,42 @@ export function createHostRoutes({
     notFound,
   };
 }
+
+/** What a host route is given: the request line and headers, never a body. */
+export interface HostRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+}
+
+/**
+ * One route the apps answer outside the API, for `GET` (and `HEAD`). Every host route answers
+ * from the request line and headers alone: a body sent to one is never read (the connection is
+ * closed after the answer instead), so no client can make the apps buffer or parse anything.
+ */
+export interface HostRoute {
+  readonly path: string;
+  readonly readsBody: false;
+  answer(request: HostRequest): HostAnswer | Promise<HostAnswer>;
+}
+
+/** The one list of host routes both apps serve: add a route here and both have it. */
+export function hostRouteTable(host: HostRoutes): readonly HostRoute[] {
+  return [
+    {
+      path: '/healthz',
+      readsBody: false,
+      answer: ({ headers }) => host.live(headers['x-request-id']),
+    },
+    {
+      path: '/readyz',
+      readsBody: false,
+      answer: ({ headers }) => host.ready(headers['x-request-id']),
+    },
+    {
+      path: '/metrics',
+      readsBody: false,
+      answer: ({ headers }) => host.metrics(headers['x-request-id']),
+    },
+  ];
+}

@@ -7,14 +7,23 @@ export {
   type LogLevel,
   loadConfig,
   MAX_SEED_PETS,
+  SERVING_DEFAULTS,
 } from './config.js';
+export { type ConnectionLimits, createLimitedServer } from './connection-limits.js';
+export { type Connections, trackConnections } from './connections.js';
+export { HOST_ERRORS, type HostErrorCode } from './error-answers.js';
+export { type FrontDoorOptions, frontDoor } from './front-door.js';
 export {
   createHostRoutes,
   DEFAULT_READY_TIMEOUT_MS,
   type HostAnswer,
+  type HostRequest,
+  type HostRoute,
   type HostRoutes,
   type HostRoutesOptions,
+  hostRouteTable,
 } from './host-routes.js';
+export { createHttpService, drainHttpServer, type HttpService } from './http-service.js';
 export {
   createLogger,
   type Logger,
@@ -27,8 +36,8 @@ export { BASE_PATH, runService, type ServiceParts, type Serving } from './servic
 export {
   CLOSE_GRACE_MS,
   type Drain,
-  drainHttpServer,
   handleShutdownSignals,
+  RELAYED_SIGNAL_WINDOW_MS,
   type ShutdownOptions,
 } from './shutdown.js';
 export { type OpenedStorage, openStorage, seedPets } from './storage.js';

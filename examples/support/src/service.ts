@@ -5,6 +5,7 @@ import { type AppConfig, type Env, loadConfig } from './config.js';
 import { createHostRoutes, type HostRoutes } from './host-routes.js';
 import { createLogger, type Logger, loggingHooks } from './logging.js';
 import { createMetrics, withMetrics } from './metrics.js';
+import { type PreemptedRequests, preemptedRequests } from './preempted.js';
 import { type Drain, handleShutdownSignals } from './shutdown.js';
 import { openStorage, seedPets } from './storage.js';
 
@@ -20,6 +21,8 @@ export interface ServiceParts {
   readonly logger: Logger;
   /** True once shutdown began (answers may then close their connection). */
   readonly stopping: () => boolean;
+  /** API requests the HTTP layer ended first: the core's reports on them are dropped. */
+  readonly preempted: PreemptedRequests;
 }
 
 /** What it hands back once listening. */
@@ -49,11 +52,13 @@ export async function runService(
     const { storage, description, pool } = await openStorage(config, logger);
     const metrics = config.metrics ? createMetrics({ pool }) : undefined;
     const seeded = await seedPets(storage, config.seedPets);
+    const preempted = preemptedRequests();
     const store = createPetStore({
       storage,
       apiKeys: config.apiKeys,
       basePath: BASE_PATH,
-      hooks: withMetrics(loggingHooks(logger), metrics),
+      servers: config.servers,
+      hooks: withMetrics(preempted.filter(loggingHooks(logger)), metrics),
     });
     let stopping = (): boolean => false;
     const host = createHostRoutes({ storage, logger, stopping: () => stopping(), metrics });
@@ -63,6 +68,7 @@ export async function runService(
       host,
       logger,
       stopping: () => stopping(),
+      preempted,
     });
     const facts = { address, basePath: BASE_PATH, storage: description, seeded, config };
     for (const line of bannerLines(facts)) console.log(line);

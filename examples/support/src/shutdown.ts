@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import type { Logger } from './logging.js';
 
 /**
@@ -21,8 +20,18 @@ export interface ShutdownOptions {
 export const CLOSE_GRACE_MS = 5000;
 
 /**
- * SIGTERM or SIGINT: drain, close the storage, exit 0. A second signal exits 1 at once,
- * as does a shutdown that overruns its bound. Returns whether shutdown has begun.
+ * Signals this soon after the first are taken for copies of it, not for a second signal. One
+ * Ctrl-C or `kill -- -PGID` reaches every process of the group, and wrappers (tsx, pnpm, npm,
+ * a container's init) relay it to their child as well: the app gets the same signal two to four
+ * times within tens of milliseconds. Node cannot tell who sent a signal (no sender pid), so
+ * time is what separates a relayed copy from a person pressing Ctrl-C again.
+ */
+export const RELAYED_SIGNAL_WINDOW_MS = 1000;
+
+/**
+ * SIGTERM or SIGINT: drain, close the storage, exit 0. A second signal more than
+ * `RELAYED_SIGNAL_WINDOW_MS` after the first exits 1 at once, as does a shutdown that overruns
+ * its bound. Returns whether shutdown has begun.
  */
 export function handleShutdownSignals({
   drain,
@@ -32,15 +41,25 @@ export function handleShutdownSignals({
   exit = (code) => process.exit(code),
 }: ShutdownOptions): () => boolean {
   let stopping = false;
+  let firstAt = 0;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (stopping) {
-      logger.warn({ signal }, `${signal} again: exiting now`);
+      const afterMs = Math.round(performance.now() - firstAt);
+      if (afterMs < RELAYED_SIGNAL_WINDOW_MS) {
+        logger.debug({ signal, afterMs }, `${signal} again within ${afterMs} ms: a relayed copy`);
+        return;
+      }
+      logger.warn({ signal, exitCode: 1 }, `${signal} again: exiting now`);
       exit(1);
       return;
     }
     stopping = true;
+    firstAt = performance.now();
     const overrun = setTimeout(() => {
-      logger.error({ signal }, `shutdown took longer than ${timeoutMs + CLOSE_GRACE_MS} ms`);
+      logger.error(
+        { signal, exitCode: 1 },
+        `shutdown took longer than ${timeoutMs + CLOSE_GRACE_MS} ms`,
+      );
       exit(1);
     }, timeoutMs + CLOSE_GRACE_MS);
     overrun.unref();
@@ -51,12 +70,12 @@ export function handleShutdownSignals({
       .then(
         () => {
           clearTimeout(overrun);
-          logger.info('stopped');
+          logger.info({ exitCode: 0 }, 'stopped');
           exit(0);
         },
         (error: unknown) => {
           clearTimeout(overrun);
-          logger.error({ err: error }, 'stopping failed');
+          logger.error({ err: error, exitCode: 1 }, 'stopping failed');
           exit(1);
         },
       );
@@ -64,22 +83,4 @@ export function handleShutdownSignals({
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   return () => stopping;
-}
-
-/** A `Drain` for a plain Node HTTP server (Express): hapi's `server.stop()` does the same itself. */
-export function drainHttpServer(server: Server): Drain {
-  return (timeoutMs, refusing) =>
-    new Promise<void>((resolve) => {
-      // Connections go as soon as they fall idle (their answer sent); whatever still runs
-      // after the grace period loses its connection.
-      const sweep = setInterval(() => server.closeIdleConnections(), 100);
-      const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs);
-      server.close(() => {
-        clearInterval(sweep);
-        clearTimeout(deadline);
-        resolve();
-      });
-      // After close(): from here on, new connections are refused.
-      refusing();
-    });
 }

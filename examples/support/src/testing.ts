@@ -1,3 +1,18 @@
+export { type CompiledSuiteOptions, describeCompiledApp } from './testing/compiled-suite.js';
+export {
+  type FuzzRequest,
+  type FuzzResult,
+  fuzzRequestArbitrary,
+  fuzzRequests,
+  judge,
+  runFuzz,
+} from './testing/fuzz.js';
+export { HOSTILE_REQUESTS, type HostileRequest } from './testing/hostile.js';
+export {
+  describeHostileTraffic,
+  type HostileSuiteOptions,
+  SUITE_FUZZ_COUNT,
+} from './testing/hostile-suite.js';
 export { describeMetrics } from './testing/metrics-suite.js';
 export {
   createTestDatabase,
@@ -14,7 +29,10 @@ export {
   type ListeningApp,
   type LogLine,
   type StartedApp,
+  type StartOptions,
   startApp,
   startListening,
 } from './testing/process.js';
+export { type RawAnswer, type RawRequestOptions, rawRequest } from './testing/raw.js';
+export { describeSignalsThroughPnpm, type SignalSuiteOptions } from './testing/signals-suite.js';
 export { describeExampleApp, type ExampleAppSuiteOptions } from './testing/suite.js';

@@ -21,6 +21,11 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 10_000,
       logLevel: 'info',
       metrics: true,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 10_000,
+      servers: [],
     });
   });
 
@@ -43,6 +48,12 @@ describe('loadConfig', () => {
         SHUTDOWN_TIMEOUT_MS: '2500',
         LOG_LEVEL: 'DEBUG',
         METRICS: 'OFF',
+        HEADERS_TIMEOUT_MS: '2000',
+        REQUEST_TIMEOUT_MS: '4000',
+        KEEP_ALIVE_TIMEOUT_MS: '1000',
+        MAX_CONNECTIONS: '50',
+        PRODUCTION_BASE_URL: 'https://api.example.com/v1',
+        STAGING_BASE_URL: 'http://127.0.0.1:8080/staging/v1',
       }),
     );
     expect(config).toEqual({
@@ -55,6 +66,14 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 2500,
       logLevel: 'debug',
       metrics: false,
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 4000,
+      keepAliveTimeoutMs: 1000,
+      maxConnections: 50,
+      servers: [
+        { url: 'https://api.example.com/v1', description: 'Production' },
+        { url: 'http://127.0.0.1:8080/staging/v1', description: 'Staging' },
+      ],
     });
     expect(configOf(loadConfig({ API_KEYS: '', PORT: '', DATABASE_URL: ' ' })).keyGenerated).toBe(
       true,
@@ -143,5 +162,36 @@ describe('loadConfig', () => {
 
   it('reports every problem at once', () => {
     expect(errorsOf(loadConfig({ PORT: 'x', SEED_PETS: 'y', API_KEYS: ',' }))).toHaveLength(3);
+  });
+
+  it('bounds the connection limits, and keeps the request timeout at least the headers timeout', () => {
+    expect(errorsOf(loadConfig({ HEADERS_TIMEOUT_MS: '0' }))).toEqual([
+      'HEADERS_TIMEOUT_MS must be an integer from 1 to 600000, got "0"',
+    ]);
+    expect(errorsOf(loadConfig({ MAX_CONNECTIONS: 'lots', KEEP_ALIVE_TIMEOUT_MS: '-5' }))).toEqual([
+      'KEEP_ALIVE_TIMEOUT_MS must be an integer from 1 to 600000, got "-5"',
+      'MAX_CONNECTIONS must be an integer from 1 to 1000000, got "lots"',
+    ]);
+    expect(
+      errorsOf(loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '4000' })),
+    ).toEqual(['REQUEST_TIMEOUT_MS (4000) must not be less than HEADERS_TIMEOUT_MS (5000)']);
+  });
+
+  it('takes only http(s) base URLs ending in /v1 for the document servers', () => {
+    for (const url of [
+      'https://api.example.com',
+      'https://api.example.com/v1/',
+      'https://api.example.com/v2',
+      'https://api.example.com/v1?x=1',
+      'ftp://api.example.com/v1',
+      'api.example.com/v1',
+    ]) {
+      expect(errorsOf(loadConfig({ STAGING_BASE_URL: url }))).toEqual([
+        `STAGING_BASE_URL must be an http:// or https:// URL ending in /v1 (no query), got ${JSON.stringify(url)}`,
+      ]);
+    }
+    expect(
+      configOf(loadConfig({ PRODUCTION_BASE_URL: 'https://api.example.com/v1' })).servers,
+    ).toEqual([{ url: 'https://api.example.com/v1', description: 'Production' }]);
   });
 });

@@ -11,6 +11,12 @@ export const APP_ENV_NAMES = [
   'SHUTDOWN_TIMEOUT_MS',
   'LOG_LEVEL',
   'METRICS',
+  'HEADERS_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
+  'KEEP_ALIVE_TIMEOUT_MS',
+  'MAX_CONNECTIONS',
+  'PRODUCTION_BASE_URL',
+  'STAGING_BASE_URL',
 ] as const;
 
 const WAIT_MS = 15_000;
@@ -41,6 +47,8 @@ export interface ListeningApp extends StartedApp {
 }
 
 const spawned: ChildProcess[] = [];
+/** Children started as the leaders of their own process group. */
+const groupLeaders = new WeakSet<ChildProcess>();
 
 const parseLine = (line: string): LogLine | undefined => {
   if (!line.startsWith('{')) return undefined;
@@ -51,23 +59,39 @@ const parseLine = (line: string): LogLine | undefined => {
   }
 };
 
+export interface StartOptions {
+  /** What to run instead of `node --import tsx ... src/main.ts` (`['pnpm', 'start']`). */
+  readonly command?: readonly string[];
+  /** In a process group of its own (led by the child), as a terminal or a supervisor starts it. */
+  readonly processGroup?: boolean;
+}
+
 /**
  * Runs an app's `src/main.ts` as a real process, as `pnpm start` does (tsx, source
  * condition), on 127.0.0.1 and a port the system picks.
  */
-export function startApp(appDir: string, env: Readonly<Record<string, string>>): StartedApp {
+export function startApp(
+  appDir: string,
+  env: Readonly<Record<string, string>>,
+  how: StartOptions = {},
+): StartedApp {
   const base = { ...process.env };
   for (const name of APP_ENV_NAMES) delete base[name];
-  const child = spawn(
+  const [command, ...args] = how.command ?? [
     process.execPath,
-    ['--import', 'tsx', '--conditions=@petstore/source', 'src/main.ts'],
-    {
-      cwd: appDir,
-      env: { ...base, PORT: '0', HOST: '127.0.0.1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+    '--import',
+    'tsx',
+    '--conditions=@petstore/source',
+    'src/main.ts',
+  ];
+  const child = spawn(command ?? process.execPath, args, {
+    cwd: appDir,
+    env: { ...base, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: how.processGroup === true,
+  });
   spawned.push(child);
+  if (how.processGroup === true) groupLeaders.add(child);
   let text = '';
   const waiters = new Set<() => void>();
   const onData = (chunk: Buffer): void => {
@@ -82,13 +106,22 @@ export function startApp(appDir: string, env: Readonly<Record<string, string>>):
       resolve(code);
     }),
   );
+  // A group's wrapper (pnpm) may exit before the app it started: output ends only when every
+  // process holding the pipes is gone.
+  let outputEnded = false;
+  child.once('close', () => {
+    outputEnded = true;
+    for (const wake of [...waiters]) wake();
+  });
+  const done = (): boolean =>
+    how.processGroup === true ? outputEnded : child.exitCode !== null || child.signalCode !== null;
   const logLines = (): LogLine[] =>
     text.split('\n').flatMap((line) => {
       const parsed = parseLine(line);
       return parsed === undefined ? [] : [parsed];
     });
 
-  /** Polls `find` on every new output until it gives a value, the child exits, or time runs out. */
+  /** Polls `find` on every new output until it gives a value, the output ends, or time runs out. */
   const waitUntil = <T>(find: () => T | undefined, what: string): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -101,7 +134,7 @@ export function startApp(appDir: string, env: Readonly<Record<string, string>>):
           waiters.delete(check);
           clearTimeout(timer);
           resolve(found);
-        } else if (child.exitCode !== null || child.signalCode !== null) {
+        } else if (done()) {
           waiters.delete(check);
           clearTimeout(timer);
           reject(
@@ -134,17 +167,26 @@ export function startApp(appDir: string, env: Readonly<Record<string, string>>):
 export async function startListening(
   appDir: string,
   env: Readonly<Record<string, string>>,
+  how: StartOptions = {},
 ): Promise<ListeningApp> {
-  const started = startApp(appDir, env);
+  const started = startApp(appDir, env, how);
   const url = await started.waitFor(/listening on (http:\/\/\S+\/v1)/);
   const key = await started.waitFor(/Bearer ([^"]+)" /);
   return { ...started, url, origin: new URL(url).origin, key };
 }
 
-/** SIGKILLs the apps this module started that still run: by their own PID, nothing else. */
+/** SIGKILLs the apps this module started that still run: by their own PID (or group), nothing else. */
 export function killStartedApps(): void {
   for (const child of spawned.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+    if (child.pid === undefined) continue;
+    if (groupLeaders.has(child)) {
+      // The group this module created: what the wrapper left behind goes too.
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    } else if (child.exitCode === null && child.signalCode === null) {
       process.kill(child.pid, 'SIGKILL');
     }
   }

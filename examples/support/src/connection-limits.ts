@@ -1,0 +1,32 @@
+import { createServer, type Server } from 'node:http';
+import type { AppConfig } from './config.js';
+
+export type ConnectionLimits = Pick<
+  AppConfig,
+  'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections'
+>;
+
+/** How often Node looks for requests past their timeouts: at most 1 s late, sooner for short ones. */
+const checkingIntervalMs = ({ headersTimeoutMs }: ConnectionLimits): number =>
+  Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4)));
+
+/**
+ * A Node HTTP server with the service's limits, and no listeners yet: both apps serve from one
+ * of these (hapi takes it as its `listener`), so the limits are the same whatever the framework.
+ * A slow client is cut when its headers take longer than `headersTimeoutMs` or its whole request
+ * longer than `requestTimeoutMs` (answered 408 when an answer can still be written).
+ */
+export function createLimitedServer(limits: ConnectionLimits): Server {
+  const server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Node's default is 30 s, far too coarse for a 10 s headers timeout.
+    connectionsCheckingInterval: checkingIntervalMs(limits),
+    // Node would answer a missing Host with an empty 400 itself; the front door answers it.
+    requireHostHeader: false,
+  });
+  server.maxConnections = limits.maxConnections;
+  // Node's own idle-socket timeout is off (0) by default; the two limits above cover requests.
+  return server;
+}

@@ -1,0 +1,135 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { requestIdOf } from '@petstore/core';
+import type { Connections } from './connections.js';
+import { errorAnswer } from './error-answers.js';
+import type { HostAnswer, HostRoute, HostRoutes } from './host-routes.js';
+import { type Logger, logRequest } from './logging.js';
+import type { PreemptedRequests } from './preempted.js';
+
+export interface FrontDoorOptions {
+  /** Requests for this path and below go to the framework (the API); the rest are ours. */
+  readonly basePath: string;
+  readonly routes: readonly HostRoute[];
+  /** For the JSON 404 of every other path. */
+  readonly host: HostRoutes;
+  readonly logger: Logger;
+  readonly connections: Connections;
+  /** True once shutdown began: every answer then closes its connection. */
+  readonly stopping: () => boolean;
+  readonly preempted: PreemptedRequests;
+}
+
+/**
+ * The path of the request target, normalised the way URL parsers (and so hapi's router) do:
+ * dot segments resolved (`/v1/pets/../../healthz` is `/healthz`), and an absolute-form target
+ * (`http://host/a?b`, which a server must accept) taken in origin form. The target is rewritten
+ * when that changes it, so the front door and the framework agree on what was asked for.
+ * Anything that is no path (`*`, `http://[bad/v1`) is undefined.
+ */
+function pathOf(req: IncomingMessage): string | undefined {
+  const target = req.url ?? '';
+  let url: URL;
+  try {
+    // Prefixed rather than resolved against a base: `//v1/pets` must stay a path.
+    url = new URL(target.startsWith('/') ? `http://host${target}` : target);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const normal = `${url.pathname}${url.search}`;
+  if (normal !== target) req.url = normal;
+  return url.pathname;
+}
+
+const hasBody = ({ headers }: IncomingMessage): boolean =>
+  headers['transfer-encoding'] !== undefined ||
+  (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+
+const write = (res: ServerResponse, { status, headers, body }: HostAnswer): void => {
+  res.writeHead(status, headers).end(body);
+};
+
+/**
+ * Every request to either app comes through here first, as a Node request listener: an
+ * unparseable target gets a 400 Error body, the host routes and the JSON 404 are answered here
+ * without reading a body, and only the API's own paths reach the framework. So no framework's
+ * payload parsing, router or error page ever sees a request outside the API.
+ */
+export function frontDoor(options: FrontDoorOptions, api: RequestListener): RequestListener {
+  const { basePath, routes, host, logger, connections, stopping, preempted } = options;
+
+  /**
+   * Hands an API request to the framework with its request id settled here, so the core and
+   * the HTTP layer (a 408 while the body is still coming) name it alike; a request cut before
+   * its body is complete gets no report from the core, only a debug line here.
+   */
+  const toApi = (req: IncomingMessage, res: ServerResponse): void => {
+    const requestId = requestIdOf(req.headers);
+    req.headers['x-request-id'] = requestId;
+    let cut = false;
+    const onCut = (): void => {
+      if (cut || res.writableFinished) return;
+      cut = true;
+      preempted.mark(requestId);
+      logger.debug({ method: req.method, requestId }, 'request aborted');
+    };
+    req.once('error', onCut);
+    req.once('close', () => {
+      if (!req.complete) onCut();
+    });
+    api(req, res);
+  };
+  const byPath = new Map(routes.map((route) => [route.path, route]));
+  const below = `${basePath}/`;
+
+  const answerHere = async (req: IncomingMessage, res: ServerResponse, path: string) => {
+    const method = req.method ?? '-';
+    const route = method === 'GET' || method === 'HEAD' ? byPath.get(path) : undefined;
+    const answer =
+      route === undefined
+        ? host.notFound(method, path, req.headers['x-request-id'])
+        : await route.answer({ method, path, headers: req.headers });
+    write(res, answer);
+  };
+
+  /** A 400 for a request no route should see. */
+  const refuse = (req: IncomingMessage, res: ServerResponse, message: string): void => {
+    const started = performance.now();
+    const requestId = requestIdOf(req.headers);
+    if (hasBody(req)) res.setHeader('connection', 'close');
+    write(res, errorAnswer('invalid_request', message, requestId));
+    logRequest(logger, {
+      method: req.method ?? '-',
+      route: undefined,
+      status: 400,
+      durationMs: performance.now() - started,
+      requestId,
+    });
+  };
+
+  return (req, res) => {
+    connections.busy(req, res);
+    if (stopping()) res.setHeader('connection', 'close');
+    const path = pathOf(req);
+    if (path === undefined) {
+      refuse(req, res, 'The request target must be a path such as /v1/pets.');
+      return;
+    }
+    // Node would answer this itself with an empty body (see createLimitedServer).
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      refuse(req, res, 'An HTTP/1.1 request must have a Host header.');
+      return;
+    }
+    if (path === basePath || path.startsWith(below)) {
+      toApi(req, res);
+      return;
+    }
+    // A body we will not read is left unread: the connection closes after the answer instead.
+    if (hasBody(req)) res.setHeader('connection', 'close');
+    answerHere(req, res, path).catch((error: unknown) => {
+      // Host routes turn their failures into answers; reaching this is a bug in one.
+      logger.error({ err: error }, 'unexpected error');
+      res.destroy();
+    });
+  };
+}

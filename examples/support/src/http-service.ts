@@ -1,0 +1,98 @@
+import type { RequestListener, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { answerClientErrors } from './client-errors.js';
+import { createLimitedServer } from './connection-limits.js';
+import { type Connections, trackConnections } from './connections.js';
+import { frontDoor } from './front-door.js';
+import { hostRouteTable } from './host-routes.js';
+import type { ServiceParts } from './service.js';
+import type { Drain } from './shutdown.js';
+
+export interface HttpService {
+  /** The Node server, with the service's limits: hand it to the framework (hapi's `listener`). */
+  readonly server: Server;
+  /**
+   * Call once the framework has attached its listeners to `server`: puts the front door (target
+   * check, host routes, JSON 404) before its `request` and `checkContinue` listeners, and our
+   * parser-error answers in place of any `clientError` listener.
+   */
+  guard(): void;
+  /** Listens on the configured host and port (when the framework does not). */
+  listen(): Promise<AddressInfo>;
+  /** Stops accepting, closes idle connections at once, waits for requests in flight. */
+  readonly drain: Drain;
+}
+
+/** The HTTP side both example apps share; the framework only ever sees the API's requests. */
+export function createHttpService(
+  parts: Pick<ServiceParts, 'config' | 'host' | 'logger' | 'stopping' | 'preempted'>,
+  basePath: string,
+): HttpService {
+  const { config, host, logger, stopping, preempted } = parts;
+  const server = createLimitedServer(config);
+  const connections = trackConnections(server);
+  const door = (api: RequestListener) =>
+    frontDoor(
+      { basePath, routes: hostRouteTable(host), host, logger, connections, stopping, preempted },
+      api,
+    );
+
+  return {
+    server,
+    guard() {
+      const taken = (event: 'request' | 'checkContinue'): RequestListener[] => {
+        const listeners = server.listeners(event) as RequestListener[];
+        server.removeAllListeners(event);
+        return listeners;
+      };
+      const [request, ...moreRequest] = taken('request');
+      const [checkContinue, ...moreContinue] = taken('checkContinue');
+      if (request === undefined || moreRequest.length > 0 || moreContinue.length > 0) {
+        throw new Error('expected the framework to attach one request listener');
+      }
+      server.on('request', door(request));
+      // Without a listener Node would send `100 Continue` itself, even for a route that reads
+      // no body: the API's route sends it, the front door never does.
+      server.on(
+        'checkContinue',
+        door(
+          checkContinue ??
+            ((req, res) => {
+              res.writeContinue();
+              request(req, res);
+            }),
+        ),
+      );
+      answerClientErrors(server, logger);
+      // Errors while listening reject `listen` (or hapi's start); any later one is logged, not fatal.
+      server.on('error', (error) => {
+        if (server.listening) logger.error({ err: error }, 'server error');
+      });
+    },
+    listen: () =>
+      new Promise<AddressInfo>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => {
+          server.off('error', reject);
+          resolve(server.address() as AddressInfo);
+        });
+      }),
+    drain: drainHttpServer(server, connections),
+  };
+}
+
+/** A `Drain` for a Node HTTP server whose connections are tracked. */
+export function drainHttpServer(server: Server, connections: Connections): Drain {
+  return (timeoutMs, refusing) =>
+    new Promise<void>((resolve) => {
+      // Whatever still runs after the grace period loses its connection.
+      const deadline = setTimeout(() => connections.closeAll(), timeoutMs);
+      server.close(() => {
+        clearTimeout(deadline);
+        resolve();
+      });
+      // After close(): from here on, new connections are refused.
+      connections.closeIdle();
+      refusing();
+    });
+}
