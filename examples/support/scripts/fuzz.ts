@@ -6,7 +6,7 @@ import { killStartedApps, startListening } from '../src/testing/process.js';
 
 const count = Number(process.argv[2] ?? 10_000);
 const seed = Number(process.argv[3] ?? 20_261_123);
-const KEY = 'fuzz-script-key';
+const KEY = 'fuzz-script-key-0123456789';
 const apps = ['express-app', 'hapi-app'] as const;
 
 let failed = false;

@@ -26,13 +26,16 @@ export function describeCompiledApp({ name, appDir }: CompiledSuiteOptions): voi
       async () => {
         const app = await startListening(
           appDir,
-          { API_KEYS: 'compiled-key' },
+          { API_KEYS: 'compiled-key-0123456789' },
           { command: [process.execPath, main] },
         );
         const created = await sendHttp(app.origin, {
           method: 'POST',
           path: '/v1/pets',
-          headers: { authorization: 'Bearer compiled-key', 'content-type': 'application/json' },
+          headers: {
+            authorization: 'Bearer compiled-key-0123456789',
+            'content-type': 'application/json',
+          },
           body: '{"name":"Built","categoryId":1}',
         });
         expect(created.status).toBe(201);

@@ -192,11 +192,23 @@ export const fuzzRequests = (key: string, count: number, seed: number): FuzzRequ
   fc.sample(fuzzRequestArbitrary(key), { numRuns: count, seed });
 
 /** What is wrong with an answer, or undefined when it is an Error body or a documented success. */
+/** Host routes whose success is not JSON, with the media type each answers in. */
+const TEXT_SUCCESSES: Readonly<Record<string, string>> = {
+  '/metrics': 'text/plain',
+  '/docs': 'text/html',
+};
+
 export function judge(request: FuzzRequest, answer: RawAnswer): string | undefined {
   if (answer.status === undefined) return 'no answer';
   if (answer.status >= 500) return `a ${answer.status}`;
   if (answer.headers['x-request-id'] === undefined) return 'no X-Request-Id';
   if (request.method === 'HEAD') return undefined;
+  const path = (request.summary.split(' ')[1] ?? '').split('?')[0] ?? '';
+  const textType = TEXT_SUCCESSES[path];
+  if (answer.status === 200 && textType !== undefined) {
+    const type = answer.headers['content-type'] ?? '';
+    return type.startsWith(textType) ? undefined : `${path} answered as ${type}`;
+  }
   let body: unknown;
   try {
     body = JSON.parse(answer.body);

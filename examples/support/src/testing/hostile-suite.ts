@@ -41,7 +41,7 @@ export function describeHostileTraffic({ name, appDir }: HostileSuiteOptions): v
 
   describe(`the ${name} example app under hostile traffic`, () => {
     it('answers each crash request and parser-refused request with the Error body, logs it, and still serves', async () => {
-      const app = await startListening(appDir, { API_KEYS: 'hostile-key' });
+      const app = await startListening(appDir, { API_KEYS: 'hostile-key-0123456789' });
       const port = portOf(app.origin);
       for (const hostile of HOSTILE_REQUESTS) {
         const answer = await rawRequest(port, hostile.bytes);
@@ -64,15 +64,18 @@ export function describeHostileTraffic({ name, appDir }: HostileSuiteOptions): v
           expect(requestLines(app.logLines(), requestId ?? ''), seen).toHaveLength(1);
         }
       }
-      await createWorks(app.origin, 'hostile-key');
+      await createWorks(app.origin, 'hostile-key-0123456789');
       expect(app.child.exitCode).toBeNull();
       app.signal('SIGTERM');
       expect(await app.exited).toBe(0);
     });
 
     it(`survives ${SUITE_FUZZ_COUNT} seeded fuzz requests: no crash, no 5xx, the Error body or a documented success, one log line each`, async () => {
-      const app = await startListening(appDir, { API_KEYS: 'fuzz-key-1', LOG_LEVEL: 'debug' });
-      const requests = fuzzRequests('fuzz-key-1', SUITE_FUZZ_COUNT, FUZZ_SEED);
+      const app = await startListening(appDir, {
+        API_KEYS: 'fuzz-key-1-0123456789',
+        LOG_LEVEL: 'debug',
+      });
+      const requests = fuzzRequests('fuzz-key-1-0123456789', SUITE_FUZZ_COUNT, FUZZ_SEED);
       const result = await runFuzz(portOf(app.origin), requests);
       expect(result.failures).toEqual([]);
       expect(Object.values(result.counts).reduce((sum, count) => sum + count, 0)).toBe(
@@ -80,7 +83,7 @@ export function describeHostileTraffic({ name, appDir }: HostileSuiteOptions): v
       );
       // More than one kind of answer, or the run tested little.
       expect(Object.keys(result.counts).length).toBeGreaterThanOrEqual(5);
-      await createWorks(app.origin, 'fuzz-key-1');
+      await createWorks(app.origin, 'fuzz-key-1-0123456789');
       // One request line per answer: as many lines with each id as answers that carried it
       // (LOG_LEVEL=debug, so passing health checks count too).
       const tally = (ids: Iterable<string>): Map<string, number> => {
@@ -105,7 +108,7 @@ export function describeHostileTraffic({ name, appDir }: HostileSuiteOptions): v
 
     it('closes connections that dribble headers or a body within the configured timeouts, while /healthz keeps answering', async () => {
       const app = await startListening(appDir, {
-        API_KEYS: 'slow-key',
+        API_KEYS: 'slow-key-0123456789',
         HEADERS_TIMEOUT_MS: '1000',
         REQUEST_TIMEOUT_MS: '2000',
         KEEP_ALIVE_TIMEOUT_MS: '500',
@@ -121,7 +124,7 @@ export function describeHostileTraffic({ name, appDir }: HostileSuiteOptions): v
       });
       const slowBody = rawRequest(
         port,
-        'POST /v1/pets HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer slow-key\r\nX-Request-Id: slow-body-1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+        'POST /v1/pets HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer slow-key-0123456789\r\nX-Request-Id: slow-body-1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
         { waitMs: 15_000, untilClose: true, dribble: drip(40, ' ') },
       );
       await sleep(500);
@@ -155,7 +158,7 @@ export function describeHostileTraffic({ name, appDir }: HostileSuiteOptions): v
       expect(Date.now() - idleSince).toBeLessThan(3_000);
       const again = await sendHttp(app.origin, { method: 'GET', path: '/healthz' });
       expect(again.status).toBe(200);
-      await createWorks(app.origin, 'slow-key');
+      await createWorks(app.origin, 'slow-key-0123456789');
       app.signal('SIGTERM');
       expect(await app.exited).toBe(0);
     }, 40_000);

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, tcpProxy } from './network.js';
 import { killStartedApps, type ListeningApp, startListening } from './process.js';
 
-const KEY = 'metrics-key';
+const KEY = 'metrics-key-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };
 const json = { 'content-type': 'application/json' };
 
