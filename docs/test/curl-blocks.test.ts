@@ -10,7 +10,7 @@ import { codeBlocks, REPO, readmes } from './readmes.js';
 // runs it), with the README's address swapped for the app's. Each curl must
 // reach a route (no 404 from a stale path), be let in when it sends a key
 // (no 401 from a wrong key) and get no 5xx.
-const KEYS = ['my-secret-key', 'secret'];
+const KEYS = ['my-secret-key-4f9a2c71'];
 /** The Hapi READMEs' commands run against the Hapi app, the others against the Express one. */
 const appFor = (file: string) =>
   join(REPO, 'examples', file.includes('hapi') ? 'hapi-app' : 'express-app');
