@@ -4,8 +4,14 @@ import { createServer } from './server.js';
 
 // Config, logging, storage, banner and shutdown are shared (@petstore/example-support);
 // this file only starts hapi.
-await runService(async ({ config, store, host }) => {
-  const server = await createServer({ store, routes: host, host: config.host, port: config.port });
+await runService(async ({ config, store, host, docs }) => {
+  const server = await createServer({
+    store,
+    routes: host,
+    host: config.host,
+    port: config.port,
+    docs,
+  });
   await server.start();
   return {
     address: server.listener.address() as AddressInfo,

@@ -1,6 +1,6 @@
 import Hapi from '@hapi/hapi';
 import type { PetStore } from '@petstore/core';
-import type { HostAnswer, HostRoutes } from '@petstore/example-support';
+import type { DocsRoutes, HostAnswer, HostRoutes } from '@petstore/example-support';
 import { petStorePlugin } from '@petstore/hapi';
 
 export interface ServerParts {
@@ -9,6 +9,8 @@ export interface ServerParts {
   readonly routes: HostRoutes;
   readonly host: string;
   readonly port: number;
+  /** GET /docs (the API reference) and its scripts; absent when DOCS=off. */
+  readonly docs?: DocsRoutes | undefined;
 }
 
 const reply = (h: Hapi.ResponseToolkit, { status, headers, body }: HostAnswer) => {
@@ -23,6 +25,7 @@ export async function createServer({
   routes,
   host,
   port,
+  docs,
 }: ServerParts): Promise<Hapi.Server> {
   const server = Hapi.server({ host, port });
   // Node gives a header as a string (or a list); hapi types the map loosely.
@@ -40,6 +43,15 @@ export async function createServer({
     path: '/readyz',
     handler: async (request, h) => reply(h, await routes.ready(requestId(request))),
   });
+  if (docs !== undefined) {
+    // GET routes: hapi reads no payload for them.
+    const answerDocs: Hapi.Lifecycle.Method = (request, h) => {
+      const answer = docs.answer(request.path, requestId(request));
+      return reply(h, answer ?? routes.notFound('GET', request.path, requestId(request)));
+    };
+    server.route({ method: 'GET', path: '/docs', handler: answerDocs });
+    server.route({ method: 'GET', path: '/docs/{asset*}', handler: answerDocs });
+  }
   // Less specific than the plugin's routes under /v1, so it only gets what nothing else takes.
   server.route({
     method: '*',

@@ -14,6 +14,8 @@ export interface AppConfig {
   readonly shutdownTimeoutMs: number;
   /** Lowest pino level written to stdout. */
   readonly logLevel: LogLevel;
+  /** Serve the API reference at GET /docs (DOCS=on|off). */
+  readonly docs: boolean;
 }
 
 export type ConfigResult =
@@ -72,6 +74,15 @@ function databaseUrl(text: string): string {
     : 'DATABASE_URL must be a postgres:// or postgresql:// URL';
 }
 
+// --- DOCS (issue 14: the API reference page) -------------------------------------------------
+/** `DOCS`: `on` (default) serves the API reference at /docs; `off` answers 404 there. */
+function docsSwitch(text: string): { readonly docs: boolean } | string {
+  const value = text.toLowerCase();
+  if (value === 'on' || value === 'off') return { docs: value === 'on' };
+  return `DOCS must be on or off, got ${JSON.stringify(text)}`;
+}
+// --- end DOCS ----------------------------------------------------------------------------------
+
 /** Reads the environment; an empty variable counts as unset. */
 export function loadConfig(env: Env, makeKey: () => string = generateKey): ConfigResult {
   const read = (name: string): string | undefined => {
@@ -98,13 +109,15 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
     integer('SHUTDOWN_TIMEOUT_MS', read('SHUTDOWN_TIMEOUT_MS') ?? '10000', 0, 600_000),
   );
   const level = check(logLevel(read('LOG_LEVEL') ?? 'info'))?.level;
+  const docs = check(docsSwitch(read('DOCS') ?? 'on'))?.docs; // DOCS (issue 14)
 
   if (
     errors.length > 0 ||
     port === undefined ||
     seedPets === undefined ||
     shutdownTimeoutMs === undefined ||
-    level === undefined
+    level === undefined ||
+    docs === undefined
   ) {
     return { ok: false, errors };
   }
@@ -119,6 +132,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
       seedPets,
       shutdownTimeoutMs,
       logLevel: level,
+      docs,
     },
   };
 }

@@ -9,6 +9,12 @@ export {
   MAX_SEED_PETS,
 } from './config.js';
 export {
+  createDocsRoutes,
+  DOCS_PATH,
+  type DocsRoutes,
+  type DocsRoutesOptions,
+} from './docs-route.js';
+export {
   createHostRoutes,
   DEFAULT_READY_TIMEOUT_MS,
   type HostAnswer,

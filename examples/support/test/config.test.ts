@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       seedPets: 0,
       shutdownTimeoutMs: 10_000,
       logLevel: 'info',
+      docs: true,
     });
   });
 
@@ -39,6 +40,7 @@ describe('loadConfig', () => {
         SEED_PETS: '5',
         SHUTDOWN_TIMEOUT_MS: '2500',
         LOG_LEVEL: 'DEBUG',
+        DOCS: 'OFF',
       }),
     );
     expect(config).toEqual({
@@ -50,6 +52,7 @@ describe('loadConfig', () => {
       seedPets: 5,
       shutdownTimeoutMs: 2500,
       logLevel: 'debug',
+      docs: false,
     });
     expect(configOf(loadConfig({ API_KEYS: '', PORT: '', DATABASE_URL: ' ' })).keyGenerated).toBe(
       true,

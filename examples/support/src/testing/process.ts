@@ -10,6 +10,7 @@ export const APP_ENV_NAMES = [
   'SEED_PETS',
   'SHUTDOWN_TIMEOUT_MS',
   'LOG_LEVEL',
+  'DOCS',
 ] as const;
 
 const WAIT_MS = 15_000;
