@@ -1,15 +1,7 @@
 import { errorFromAnswer, PetStoreError } from './errors.js';
 import { cursorOf, nextLink } from './link.js';
 import { backoffMs, type RetryEvent, type RetryReason, retryAfterMs, sleep } from './retry.js';
-import type {
-  ListOrdersQuery,
-  ListPetsQuery,
-  NewPet,
-  Order,
-  Page,
-  Pet,
-  PetStatus,
-} from './types.js';
+import type { ListOrdersQuery, ListPetsQuery, NewPet, Order, Page, Pet } from './types.js';
 
 export interface PetStoreClientOptions {
   /** Where the API is mounted, with its base path: `https://pets.example.com/v1`. */
@@ -187,9 +179,9 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     }
   }
 
-  const petsUrl = (query: { status?: PetStatus; limit?: number; cursor?: string }) =>
+  const petsUrl = (query: ListPetsQuery) =>
     withQuery(`${base}/pets`, { status: query.status, limit: query.limit, cursor: query.cursor });
-  const ordersUrl = (query: { limit?: number; cursor?: string }) =>
+  const ordersUrl = (query: ListOrdersQuery) =>
     withQuery(`${base}/store/orders`, { limit: query.limit, cursor: query.cursor });
   const strip = <T>({ items, nextCursor }: Page<T>): Page<T> => ({ items, nextCursor });
 

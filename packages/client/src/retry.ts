@@ -31,7 +31,8 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   if (header === null) return undefined;
   const text = header.trim();
   if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
-  const at = Date.parse(text);
+  // An HTTP date names its day or month; Date.parse would also take "-1" as a year.
+  const at = /[A-Za-z]/.test(text) ? Date.parse(text) : Number.NaN;
   return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - now), MAX_RETRY_AFTER_MS);
 }
 

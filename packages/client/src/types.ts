@@ -11,9 +11,12 @@ export type Order = components['schemas']['Order'];
 export type ErrorBody = components['schemas']['Error'];
 export type ErrorDetail = NonNullable<ErrorBody['details']>[number];
 
-type Query<Operation extends keyof operations> = NonNullable<
-  operations[Operation]['parameters']['query']
->;
+/** Each field may also be `undefined`, so `{ cursor: page.nextCursor }` type-checks as is. */
+type Query<Operation extends keyof operations> = {
+  [Name in keyof NonNullable<operations[Operation]['parameters']['query']>]?:
+    | NonNullable<operations[Operation]['parameters']['query']>[Name]
+    | undefined;
+};
 
 /** `GET /pets` query: `status`, `limit` (1 to 100, default 20) and the `cursor` of a page. */
 export type ListPetsQuery = Query<'listPets'>;
