@@ -24,6 +24,23 @@ afterAll(killStartedApps);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 
+/** Resolves once a session waits for a lock at its INSERT into pets (the first create). */
+async function blockedInsert(admin: pg.Client): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (performance.now() < deadline) {
+    // Inside a transaction the activity view is a snapshot: drop it to see the present.
+    await admin.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await admin.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock'
+          AND query LIKE 'INSERT INTO%pets%'`,
+    );
+    if ((rows[0]?.n ?? 0) > 0) return;
+    await sleep(50);
+  }
+  throw new Error('the first create never reached its INSERT');
+}
+
 /** What a call threw, for assertions on it. */
 async function thrown(promise: Promise<unknown>): Promise<PetStoreError> {
   try {
@@ -146,7 +163,7 @@ describe.each(EXAMPLE_APPS)('the client against the $name example service', ({ d
       cursor = last.nextCursor;
     }
     expect(last.nextCursor).toBeUndefined();
-  });
+  }, 90_000);
 
   it('lists orders a page at a time, and orders() walks them all', async () => {
     await recordOrders(db.url, 12);
@@ -226,7 +243,7 @@ describe.each(EXAMPLE_APPS)('the client against the $name example service', ({ d
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE petstore.pets IN EXCLUSIVE MODE');
       const first = client().createPet(newPet, { idempotencyKey: key });
-      await sleep(500);
+      await blockedInsert(locker);
 
       const { fetch, attempts } = recordingFetch();
       const retries: RetryEvent[] = [];

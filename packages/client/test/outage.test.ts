@@ -55,7 +55,7 @@ it('a create retried across a PostgreSQL stop and start yields exactly one pet',
   const pets = createPetStoreClient({
     baseUrl: app.url,
     apiKey: API_KEY,
-    retries: 10,
+    retries: 20, // the database may take a while to start on a busy machine
     fetch,
     onRetry: (event) => {
       retries.push(event);

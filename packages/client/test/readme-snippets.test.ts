@@ -63,7 +63,7 @@ it("runs the root README's client quick start", async () => {
   expect(created, output).not.toBeNull();
   expect(output).toContain(`\n${created?.[1]} Rex\n`);
   expect(output).toMatch(/^400 invalid_request \[ \{ path: 'name', message: '.+' \} \]$/m);
-});
+}, 60_000);
 
 it("runs the client README's example", async () => {
   const code = await snippet(new URL('../README.md', import.meta.url), 'client-readme');
@@ -73,4 +73,4 @@ it("runs the client README's example", async () => {
   expect(lines[1]).toMatch(/^1 undefined$/);
   expect(lines[2]).toMatch(/^\d+ Nemo$/);
   expect(lines[3]).toMatch(/^422 idempotency_key_reused [0-9a-f-]{36}$/);
-});
+}, 60_000);

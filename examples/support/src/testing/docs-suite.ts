@@ -109,7 +109,7 @@ export function describeDocsPage({ name, appDir }: DocsSuiteOptions): void {
         const visit = await visitInChromium(`${app.origin}/docs`, screenshot, async (page) => {
           for (const { operationId, summary } of operations) {
             const label = page.getByText(summary, { exact: true }).first();
-            await label.waitFor({ state: 'visible', timeout: 15_000 });
+            await label.waitFor({ state: 'visible', timeout: 30_000 });
             // Scalar strikes deprecated operations through; a person sees the line.
             struck[operationId] = await label.evaluate(
               (element) =>
@@ -134,7 +134,7 @@ export function describeDocsPage({ name, appDir }: DocsSuiteOptions): void {
         app.signal('SIGTERM');
         expect(await app.exited).toBe(0);
       },
-      60_000,
+      90_000,
     );
   });
 }
