@@ -104,9 +104,12 @@ export function describeDocsPage({ name, appDir }: DocsSuiteOptions): void {
           expect.arrayContaining(['listPets', 'createPet', 'getPet', 'listOrders']),
         );
         const screenshot = `${ARTIFACTS_DIR}docs-${name.toLowerCase()}.png`;
+        const getPetShot = `${ARTIFACTS_DIR}docs-${name.toLowerCase()}-getpet.png`;
         const struck: Record<string, boolean> = {};
+        const getPet = operations.find((operation) => operation.operationId === 'getPet');
 
-        const visit = await visitInChromium(`${app.origin}/docs`, screenshot, async (page) => {
+        // The last screenshot: the deprecated operation's own section, reached from the sidebar.
+        const visit = await visitInChromium(`${app.origin}/docs`, getPetShot, async (page) => {
           for (const { operationId, summary } of operations) {
             const label = page.getByText(summary, { exact: true }).first();
             await label.waitFor({ state: 'visible', timeout: 30_000 });
@@ -118,6 +121,17 @@ export function describeDocsPage({ name, appDir }: DocsSuiteOptions): void {
                   .textDecorationLine.includes('line-through') === true,
             );
           }
+          await page.screenshot({ path: screenshot });
+          await page
+            .getByText(getPet?.summary ?? 'getPet', { exact: true })
+            .first()
+            .click();
+          // Its section opens with a "Deprecated" badge (no other operation has one).
+          await page
+            .getByText(/^deprecated$/i)
+            .filter({ visible: true })
+            .first()
+            .waitFor({ state: 'visible', timeout: 30_000 });
         });
 
         expect(struck).toEqual(
@@ -130,7 +144,7 @@ export function describeDocsPage({ name, appDir }: DocsSuiteOptions): void {
         const hosts = new Set(visit.requests.map((url) => new URL(url).origin));
         expect([...hosts]).toEqual([app.origin]);
         expect(visit.requests).toContain(`${app.origin}/v1/openapi.json`);
-        console.log(`screenshot of ${name} /docs: ${screenshot}`);
+        console.log(`screenshots of ${name} /docs: ${screenshot}, ${getPetShot}`);
         app.signal('SIGTERM');
         expect(await app.exited).toBe(0);
       },
