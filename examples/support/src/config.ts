@@ -16,10 +16,10 @@ export interface AppConfig {
   readonly shutdownTimeoutMs: number;
   /** Lowest pino level written to stdout. */
   readonly logLevel: LogLevel;
-  // --- metrics (issue #11) ---
   /** `GET /metrics` served (METRICS=on, the default) or not (METRICS=off). */
   readonly metrics: boolean;
-  // --- end metrics ---
+  /** The API reference at `GET /docs` served (DOCS=on, the default) or not (DOCS=off). */
+  readonly docs: boolean;
   // --- connection limits and servers (issue 10): see `readServingSettings` below ---
   /** Longest time from a connection's first byte of a request to its last header. */
   readonly headersTimeoutMs: number;
@@ -112,14 +112,13 @@ function databaseUrl(text: string): string {
     : 'DATABASE_URL must be a postgres:// or postgresql:// URL';
 }
 
-// --- metrics (issue #11) ---
+/** An `on`/`off` switch (METRICS, DOCS). */
 function onOff(name: string, text: string): { readonly on: boolean } | string {
   const value = text.toLowerCase();
   if (value === 'on') return { on: true };
   if (value === 'off') return { on: false };
   return `${name} must be on or off, got ${JSON.stringify(text)}`;
 }
-// --- end metrics ---
 
 /** Reads the environment; an empty variable counts as unset. */
 export function loadConfig(env: Env, makeKey: () => string = generateKey): ConfigResult {
@@ -147,9 +146,8 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
     integer('SHUTDOWN_TIMEOUT_MS', read('SHUTDOWN_TIMEOUT_MS') ?? '10000', 0, 600_000),
   );
   const level = check(logLevel(read('LOG_LEVEL') ?? 'info'))?.level;
-  // --- metrics (issue #11) ---
   const metrics = check(onOff('METRICS', read('METRICS') ?? 'on'))?.on;
-  // --- end metrics ---
+  const docs = check(onOff('DOCS', read('DOCS') ?? 'on'))?.on;
   const serving = readServingSettings(read, errors);
 
   if (
@@ -159,6 +157,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
     shutdownTimeoutMs === undefined ||
     level === undefined ||
     metrics === undefined ||
+    docs === undefined ||
     serving === undefined
   ) {
     return { ok: false, errors };
@@ -175,6 +174,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
       shutdownTimeoutMs,
       logLevel: level,
       metrics,
+      docs,
       ...serving,
     },
   };

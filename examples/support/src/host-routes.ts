@@ -3,6 +3,7 @@ import {
   type PetStorage,
   requestIdOf as requestIdFromHeaders,
 } from '@petstore/core';
+import type { DocsRoutes } from './docs-route.js';
 import { type Logger, logRequest } from './logging.js';
 import type { Metrics } from './metrics.js';
 
@@ -196,7 +197,16 @@ export interface HostRoute {
 }
 
 /** The one list of host routes both apps serve: add a route here and both have it. */
-export function hostRouteTable(host: HostRoutes): readonly HostRoute[] {
+export function hostRouteTable(host: HostRoutes, docs?: DocsRoutes): readonly HostRoute[] {
+  const docsRoutes = (docs?.paths ?? []).map(
+    (path): HostRoute => ({
+      path,
+      readsBody: false,
+      answer: ({ headers }) =>
+        docs?.answer(path, headers['x-request-id']) ??
+        host.notFound('GET', path, headers['x-request-id']),
+    }),
+  );
   return [
     {
       path: '/healthz',
@@ -213,5 +223,6 @@ export function hostRouteTable(host: HostRoutes): readonly HostRoute[] {
       readsBody: false,
       answer: ({ headers }) => host.metrics(headers['x-request-id']),
     },
+    ...docsRoutes,
   ];
 }

@@ -25,15 +25,23 @@ export interface HttpService {
 
 /** The HTTP side both example apps share; the framework only ever sees the API's requests. */
 export function createHttpService(
-  parts: Pick<ServiceParts, 'config' | 'host' | 'logger' | 'stopping' | 'preempted'>,
+  parts: Pick<ServiceParts, 'config' | 'host' | 'docs' | 'logger' | 'stopping' | 'preempted'>,
   basePath: string,
 ): HttpService {
-  const { config, host, logger, stopping, preempted } = parts;
+  const { config, host, docs, logger, stopping, preempted } = parts;
   const server = createLimitedServer(config);
   const connections = trackConnections(server);
   const door = (api: RequestListener) =>
     frontDoor(
-      { basePath, routes: hostRouteTable(host), host, logger, connections, stopping, preempted },
+      {
+        basePath,
+        routes: hostRouteTable(host, docs),
+        host,
+        logger,
+        connections,
+        stopping,
+        preempted,
+      },
       api,
     );
 

@@ -11,6 +11,12 @@ export {
 } from './config.js';
 export { type ConnectionLimits, createLimitedServer } from './connection-limits.js';
 export { type Connections, trackConnections } from './connections.js';
+export {
+  createDocsRoutes,
+  DOCS_PATH,
+  type DocsRoutes,
+  type DocsRoutesOptions,
+} from './docs-route.js';
 export { HOST_ERRORS, type HostErrorCode } from './error-answers.js';
 export { type FrontDoorOptions, frontDoor } from './front-door.js';
 export {

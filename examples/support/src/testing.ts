@@ -1,4 +1,11 @@
+export {
+  CHROMIUM_PATH,
+  chromiumAvailable,
+  type PageVisit,
+  visitInChromium,
+} from './testing/browser.js';
 export { type CompiledSuiteOptions, describeCompiledApp } from './testing/compiled-suite.js';
+export { ARTIFACTS_DIR, type DocsSuiteOptions, describeDocsPage } from './testing/docs-suite.js';
 export {
   type FuzzRequest,
   type FuzzResult,

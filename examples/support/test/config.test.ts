@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 5_000,
       maxConnections: 10_000,
       servers: [],
+      docs: true,
     });
   });
 
@@ -54,6 +55,7 @@ describe('loadConfig', () => {
         MAX_CONNECTIONS: '50',
         PRODUCTION_BASE_URL: 'https://api.example.com/v1',
         STAGING_BASE_URL: 'http://127.0.0.1:8080/staging/v1',
+        DOCS: 'OFF',
       }),
     );
     expect(config).toEqual({
@@ -74,6 +76,7 @@ describe('loadConfig', () => {
         { url: 'https://api.example.com/v1', description: 'Production' },
         { url: 'http://127.0.0.1:8080/staging/v1', description: 'Staging' },
       ],
+      docs: false,
     });
     expect(configOf(loadConfig({ API_KEYS: '', PORT: '', DATABASE_URL: ' ' })).keyGenerated).toBe(
       true,

@@ -17,6 +17,7 @@ export const APP_ENV_NAMES = [
   'MAX_CONNECTIONS',
   'PRODUCTION_BASE_URL',
   'STAGING_BASE_URL',
+  'DOCS',
 ] as const;
 
 const WAIT_MS = 15_000;

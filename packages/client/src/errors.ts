@@ -1,0 +1,83 @@
+import type { ErrorDetail } from './types.js';
+
+/** The codes the service answers with, and the two the client adds (see `PetStoreError`). */
+export type PetStoreErrorCode =
+  | 'unauthorized'
+  | 'invalid_request'
+  | 'malformed_json'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'idempotency_key_in_use'
+  | 'idempotency_key_reused'
+  | 'service_unavailable'
+  | 'internal_error'
+  /** No answer at all (connection refused or cut), after the retries. `status` is 0. */
+  | 'network_error'
+  /** An answer that is not the service's JSON error body (a proxy's HTML page, say). */
+  | 'unexpected_response'
+  // Codes a newer service may add still type-check, while the known ones autocomplete.
+  | (string & {});
+
+export interface PetStoreErrorFields {
+  readonly status: number;
+  readonly code: PetStoreErrorCode;
+  readonly message: string;
+  readonly details?: readonly ErrorDetail[] | undefined;
+  readonly requestId?: string | undefined;
+  readonly cause?: unknown;
+}
+
+/** Every failure of a client call: the service's Error body, plus the answer's `X-Request-Id`. */
+export class PetStoreError extends Error {
+  override readonly name = 'PetStoreError';
+  /** The HTTP status; 0 when no answer came (`network_error`). */
+  readonly status: number;
+  readonly code: PetStoreErrorCode;
+  /** Which fields were wrong, for validation errors; empty otherwise. */
+  readonly details: readonly ErrorDetail[];
+  /** The answer's `X-Request-Id`, to find the request in the service's log. */
+  readonly requestId: string | undefined;
+
+  constructor({ status, code, message, details, requestId, cause }: PetStoreErrorFields) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.status = status;
+    this.code = code;
+    this.details = details ?? [];
+    this.requestId = requestId;
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isDetail = (value: unknown): value is ErrorDetail =>
+  isRecord(value) && typeof value.path === 'string' && typeof value.message === 'string';
+
+/** The error for a non-2xx answer whose body has been read as text. */
+export function errorFromAnswer(response: Response, text: string): PetStoreError {
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (isRecord(body) && typeof body.code === 'string' && typeof body.message === 'string') {
+    const details = Array.isArray(body.details) ? body.details.filter(isDetail) : undefined;
+    return new PetStoreError({
+      status: response.status,
+      code: body.code,
+      message: body.message,
+      details,
+      requestId,
+    });
+  }
+  return new PetStoreError({
+    status: response.status,
+    code: 'unexpected_response',
+    message: `Unexpected answer: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`,
+    requestId,
+  });
+}

@@ -1,0 +1,29 @@
+export {
+  type CreatePetOptions,
+  createPetStoreClient,
+  DEFAULT_RETRIES,
+  type OrdersQuery,
+  type PetStoreClient,
+  type PetStoreClientOptions,
+  type PetsQuery,
+} from './client.js';
+export { PetStoreError, type PetStoreErrorCode, type PetStoreErrorFields } from './errors.js';
+export type { components, operations, paths } from './generated/openapi.js';
+export {
+  BASE_BACKOFF_MS,
+  MAX_BACKOFF_MS,
+  MAX_RETRY_AFTER_MS,
+  type RetryEvent,
+  type RetryReason,
+} from './retry.js';
+export type {
+  ErrorBody,
+  ErrorDetail,
+  ListOrdersQuery,
+  ListPetsQuery,
+  NewPet,
+  Order,
+  Page,
+  Pet,
+  PetStatus,
+} from './types.js';
