@@ -65,7 +65,7 @@ export function plannedSeconds(config: BenchConfig) {
   return {
     postgresStart: full ? 4 : 2,
     adapterOverhead: httpRuns + (full ? 6 : 3),
-    coreAlone: 2 * core.rounds * core.secondsPerRound + 0.5,
+    coreAlone: 4 * core.rounds * core.secondsPerRound + 0.5,
     pageCost: full ? 45 : 1,
     postgresCreate: 4 * pg.rounds * pg.secondsPerRun + 4 * pg.warmupSeconds + (full ? 6 : 1),
     memory: full ? 8 : 1,

@@ -143,6 +143,8 @@ export function renderMarkdown(results: Results): string {
         'Operation',
         'handle() calls/s',
         'µs per call',
+        'Baseline µs per call',
+        'handle() / baseline',
         'Express: server CPU µs/request',
         'Hapi: server CPU µs/request',
       ],
@@ -150,10 +152,16 @@ export function renderMarkdown(results: Results): string {
         row.operation,
         fmt(row.medianCallsPerSecond),
         fmt(row.microsPerCall, 1),
+        fmt(row.baselineMicrosPerCall, 1),
+        fmt(row.ratio, 2),
         serverMicros('express', row.operation),
         serverMicros('hapi', row.operation),
       ]),
     ),
+    '',
+    'Baseline: the same work with no core, in the same process and run, rounds interleaved: for list, the ' +
+      "storage's `listPets` of the page (21 rows, as `handle()` asks) + `JSON.stringify` of the 20 pets; for " +
+      'create, `JSON.parse` of the body + `createPet` + `JSON.stringify` of the pet. Target: handle() / baseline <= 1.5.',
     '',
     'The server CPU per request over HTTP (from section 1) minus the µs per `handle()` call is what HTTP, the ' +
       'framework and the adapter cost on top of the core.',

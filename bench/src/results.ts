@@ -53,6 +53,11 @@ export interface CoreAlone {
   readonly callsPerSecond: number[];
   readonly medianCallsPerSecond: number;
   readonly microsPerCall: number;
+  /** The same work with no core: storage call + JSON (see measurements/core-alone.ts), same run. */
+  readonly baselineCallsPerSecond: number[];
+  readonly baselineMicrosPerCall: number;
+  /** µs per `handle()` call / µs per baseline call. */
+  readonly ratio: number;
 }
 
 export interface PageCostRow {

@@ -1,4 +1,11 @@
-import type { AdapterOverhead, PageCostRow, PostgresCreate, Results, Target } from './results.js';
+import type {
+  AdapterOverhead,
+  CoreAlone,
+  PageCostRow,
+  PostgresCreate,
+  Results,
+  Target,
+} from './results.js';
 
 /** The issue's targets, checked against one run's figures. */
 export const LIMITS = {
@@ -9,6 +16,8 @@ export const LIMITS = {
   postgresPageGrowth: 2,
   postgresCreate: 0.8,
   bytesPerPet: 256,
+  /** µs per `handle()` call over µs for the storage call + JSON alone. */
+  coreOverBaseline: 1.5,
 } as const;
 
 const atLeast = (name: string, actual: number, limit: number): Target => ({
@@ -33,6 +42,16 @@ export function adapterTargets(row: AdapterOverhead): Target[] {
   ];
 }
 
+export function coreTargets(row: CoreAlone): Target[] {
+  const baseline =
+    row.operation === 'list'
+      ? 'listPets + JSON.stringify'
+      : 'JSON.parse + createPet + JSON.stringify';
+  return [
+    atMost(`core ${row.operation}: handle() / (${baseline})`, row.ratio, LIMITS.coreOverBaseline),
+  ];
+}
+
 export function pageTargets(row: PageCostRow, largest: number, smallest: number): Target[] {
   const limit = row.storage === 'memory' ? LIMITS.memoryPageGrowth : LIMITS.postgresPageGrowth;
   const label = `${row.storage} ${row.variant}: page at ${largest.toLocaleString('en')} / at ${smallest.toLocaleString('en')}`;
@@ -46,6 +65,7 @@ export function allTargets(results: Omit<Results, 'targets'>): Target[] {
   const sizes = results.pageCost.sizes;
   const targets = [
     ...results.adapterOverhead.flatMap(adapterTargets),
+    ...results.coreAlone.flatMap(coreTargets),
     ...results.pageCost.rows.flatMap((row) => pageTargets(row, sizes.at(-1) ?? 0, sizes[0] ?? 0)),
   ];
   if ('ratio' in results.postgresCreate) {
