@@ -1,9 +1,14 @@
 import type { PetStore, RequestBody } from '@petstore/core';
 import { errorResponse } from '@petstore/core';
+import {
+  abandon,
+  bodyFromParserError,
+  bodyOf,
+  originForm,
+  toCoreRequest,
+  writeResponse,
+} from '@petstore/node';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { bodyFromParserError } from './parser-errors.js';
-import { bodyOf, toCoreRequest } from './to-core-request.js';
-import { abandon, writeResponse } from './write-response.js';
 
 export interface PetStoreRouterOptions {
   /** The base path clients see, for `Location` and `Link`, when a proxy rewrites it. Default `req.baseUrl`. */
@@ -34,7 +39,8 @@ export function petStoreRouter(
   const { basePath = (req: Request) => req.baseUrl, onWriteError } = options;
   const respond = (req: Request, res: Response, body: RequestBody): void => {
     store
-      .handle(toCoreRequest(req, body, basePath(req)))
+      // Express cut the mount path off `req.url`; an absolute-form target keeps its origin there.
+      .handle(toCoreRequest(req, originForm(req.url), basePath(req), body))
       .then((response) => writeResponse(req, res, response))
       .catch((error: unknown) => {
         onWriteError?.(error, req);

@@ -1,5 +1,5 @@
 import type { RequestBody } from '@petstore/core';
-import type { MountedRequest } from './to-core-request.js';
+import type { NodeRequest } from './request.js';
 
 const MALFORMED: RequestBody = { kind: 'unreadable', reason: 'malformed' };
 
@@ -9,7 +9,7 @@ const MALFORMED: RequestBody = { kind: 'unreadable', reason: 'malformed' };
  * alike. `undefined`: not about the body, or the host's own verdict (a
  * failed `verify`); that stays with the host's error handlers.
  */
-export function bodyFromParserError(error: unknown, req: MountedRequest): RequestBody | undefined {
+export function bodyFromParserError(error: unknown, req: NodeRequest): RequestBody | undefined {
   const { type, body, code } = (error ?? {}) as { type?: unknown; body?: unknown; code?: unknown };
   // body-parser passes zlib's inflate failures on without a `type`.
   if (type === undefined && typeof code === 'string' && code.startsWith('Z_')) return MALFORMED;
