@@ -1,3 +1,5 @@
+import { FRAMEWORKS } from './measurements/adapter-overhead.js';
+
 /** How long and how big each measurement runs; `--smoke` shrinks everything to seconds. */
 export interface BenchConfig {
   readonly mode: 'full' | 'smoke';
@@ -60,8 +62,8 @@ export function plannedSeconds(config: BenchConfig) {
   const { http, core, postgresCreate: pg } = config;
   const full = config.mode === 'full';
   const httpRuns = full
-    ? 2 * 2 * (2 * http.rounds * http.secondsPerRun + 2 * http.warmupSeconds)
-    : 3;
+    ? FRAMEWORKS.length * 2 * (2 * http.rounds * http.secondsPerRun + 2 * http.warmupSeconds)
+    : 5;
   return {
     postgresStart: full ? 4 : 2,
     adapterOverhead: httpRuns + (full ? 6 : 3),

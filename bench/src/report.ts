@@ -147,6 +147,7 @@ export function renderMarkdown(results: Results): string {
         'handle() / baseline',
         'Express: server CPU µs/request',
         'Hapi: server CPU µs/request',
+        'node:http: server CPU µs/request',
       ],
       results.coreAlone.map((row) => [
         row.operation,
@@ -156,6 +157,7 @@ export function renderMarkdown(results: Results): string {
         fmt(row.ratio, 2),
         serverMicros('express', row.operation),
         serverMicros('hapi', row.operation),
+        serverMicros('node', row.operation),
       ]),
     ),
     '',

@@ -35,8 +35,11 @@ export interface RunFigures {
   readonly medianMachineCpuMicros: number | null;
 }
 
+/** The hosts the adapter overhead is measured on. */
+export type Framework = 'express' | 'hapi' | 'node' | 'fastify';
+
 export interface AdapterOverhead {
-  readonly framework: 'express' | 'hapi';
+  readonly framework: Framework;
   readonly operation: 'list' | 'create';
   readonly connections: number;
   readonly secondsPerRun: number;

@@ -72,6 +72,8 @@ test('the smoke bench runs every measurement and leaves the committed results al
     'express create',
     'hapi list',
     'hapi create',
+    'node list',
+    'node create',
   ]);
   for (const row of results.adapterOverhead) {
     expect(row.bare.medianRps).toBeGreaterThan(0);
@@ -80,6 +82,9 @@ test('the smoke bench runs every measurement and leaves the committed results al
   }
   expect(results.coreAlone.map((row) => row.operation)).toEqual(['list', 'create']);
   expect(results.coreAlone.every((row) => row.medianCallsPerSecond > 0)).toBe(true);
+  expect(results.coreAlone.every((row) => row.baselineMicrosPerCall > 0 && row.ratio > 0)).toBe(
+    true,
+  );
   // Four pages (with and without filter, first and deep) for each storage, at every size.
   expect(results.pageCost.rows.map((row) => row.storage)).toEqual([
     ...Array(4).fill('memory'),

@@ -1,7 +1,9 @@
+import { createServer, type Server as HttpServer } from 'node:http';
 import Hapi, { type Server } from '@hapi/hapi';
 import { createPetStore, type PetStorage, type PetStore } from '@petstore/core';
 import { petStoreRouter } from '@petstore/express';
 import { petStorePlugin } from '@petstore/hapi';
+import { petStoreListener } from '@petstore/node';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import express, { type Express } from 'express';
 import { API_KEY, LIST_SEED_SIZE, seedPet } from '../fixtures.js';
@@ -34,3 +36,7 @@ export async function oursHapiServer(store: PetStore): Promise<Server> {
   );
   return server;
 }
+
+/** Our library on plain node:http, as its README says. */
+export const oursNodeServer = (store: PetStore): HttpServer =>
+  createServer(petStoreListener(store, { basePath: '/v1' }));
