@@ -1,0 +1,1 @@
+export { type PetStorePluginOptions, petStoreFrameworkErrors, petStorePlugin } from './plugin.js';

@@ -1,0 +1,99 @@
+import type { PetStore } from '@petstore/core';
+import { errorResponse } from '@petstore/core';
+import { abandon, originForm, toCoreRequest, writeResponse } from '@petstore/node';
+import type {
+  FastifyError,
+  FastifyPluginCallback,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+} from 'fastify';
+
+export interface PetStorePluginOptions {
+  /** What `createPetStore(...)` from `@petstore/core` returned. */
+  readonly store: PetStore;
+  /** The base path clients see, for `Location` and `Link`, when a proxy rewrites it. Default: the `prefix`. */
+  readonly basePath?: string;
+  /** Called when a response could not be written; the client then got a plain 500 or a closed socket. */
+  readonly onWriteError?: (error: unknown, request: FastifyRequest) => void;
+}
+
+const WRITE_FAILED = errorResponse({
+  kind: 'error',
+  code: 'internal_error',
+  message: 'The response could not be written.',
+});
+
+/** Hands one request to the core and writes its answer past Fastify's reply. */
+type Answer = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/** Every mount of the plugin on a server, for `petStoreFrameworkErrors`. */
+const mounts = new WeakMap<object, Array<{ prefix: string; answer: Answer }>>();
+
+const isUnder = (url: string, prefix: string): boolean => {
+  const after = url.charCodeAt(prefix.length);
+  return url.startsWith(prefix) && (url.length === prefix.length || after === 47 || after === 63);
+};
+
+/**
+ * `await app.register(petStorePlugin, { store, prefix: '/v1' })`. Every
+ * request under the prefix is answered from a route-level `onRequest` hook:
+ * after the host's own `onRequest` hooks, before Fastify parses, validates,
+ * serialises or judges anything, so the core decides every status, header
+ * and body (see the README for the hooks that run).
+ */
+export const petStorePlugin: FastifyPluginCallback<PetStorePluginOptions> = (
+  fastify,
+  options,
+  done,
+) => {
+  const { store, onWriteError } = options;
+  const { prefix } = fastify;
+  const basePath = options.basePath ?? prefix;
+
+  const answer: Answer = async (request, reply) => {
+    // Fastify's reply pipeline (onSend, serializers, error handler) stays out of it.
+    reply.hijack();
+    const req = request.raw;
+    try {
+      const target = originForm(req.url ?? '/').slice(prefix.length);
+      writeResponse(req, reply.raw, await store.handle(toCoreRequest(req, target, basePath)));
+    } catch (error) {
+      onWriteError?.(error, request);
+      abandon(reply.raw, WRITE_FAILED);
+    }
+  };
+
+  const onRequest: onRequestHookHandler = answer;
+  const route = {
+    method: fastify.supportedMethods,
+    onRequest,
+    // Never reached: the hook has answered.
+    handler: () => {},
+  };
+  // The prefix itself (`/v1`, and `/v1?x`), then everything below it.
+  fastify.route({ ...route, url: '/', prefixTrailingSlash: 'no-slash' });
+  fastify.route({ ...route, url: '/*' });
+
+  const onServer = mounts.get(fastify.server) ?? [];
+  onServer.push({ prefix, answer });
+  mounts.set(fastify.server, onServer);
+  done();
+};
+
+/**
+ * For Fastify's `frameworkErrors` option: Fastify refuses a path it cannot
+ * decode (`/v1/%ff`) before any route or hook runs; with this, such a path
+ * under a pet store prefix is answered by the core too. Other errors get
+ * Fastify's usual answer.
+ */
+export function petStoreFrameworkErrors(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const url = originForm(request.raw.url ?? '/');
+  const mount = mounts.get(request.server.server)?.find(({ prefix }) => isUnder(url, prefix));
+  if (mount === undefined) void reply.send(error);
+  else void mount.answer(request, reply);
+}

@@ -1,0 +1,28 @@
+import type { PetStore } from '@petstore/core';
+import { httpTarget, type RunningServer } from '@petstore/core/testing';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { petStoreFrameworkErrors, petStorePlugin } from '../src/index.js';
+
+/** Listens on 127.0.0.1 with a port the system picks. */
+export async function listen(app: FastifyInstance): Promise<RunningServer> {
+  const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { ...httpTarget(origin, () => app.close()), origin, server: app.server };
+}
+
+/** A host app with its own routes and JSON parsing, the pet store registered at `prefix`. */
+export async function hostWithPetStore(
+  store: PetStore,
+  prefix: string,
+  options: { basePath?: string; server?: FastifyServerOptions } = {},
+): Promise<FastifyInstance> {
+  const app = Fastify({ frameworkErrors: petStoreFrameworkErrors, ...options.server });
+  app.get('/healthz', async () => ({ ok: true }));
+  app.post('/echo', async (request) => request.body);
+  const { basePath } = options;
+  await app.register(petStorePlugin, {
+    store,
+    prefix,
+    ...(basePath === undefined ? {} : { basePath }),
+  });
+  return app;
+}
