@@ -148,6 +148,7 @@ export function renderMarkdown(results: Results): string {
         'Express: server CPU µs/request',
         'Hapi: server CPU µs/request',
         'node:http: server CPU µs/request',
+        'Fastify: server CPU µs/request',
       ],
       results.coreAlone.map((row) => [
         row.operation,
@@ -158,6 +159,7 @@ export function renderMarkdown(results: Results): string {
         serverMicros('express', row.operation),
         serverMicros('hapi', row.operation),
         serverMicros('node', row.operation),
+        serverMicros('fastify', row.operation),
       ]),
     ),
     '',

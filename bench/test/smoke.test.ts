@@ -74,6 +74,8 @@ test('the smoke bench runs every measurement and leaves the committed results al
     'hapi create',
     'node list',
     'node create',
+    'fastify list',
+    'fastify create',
   ]);
   for (const row of results.adapterOverhead) {
     expect(row.bare.medianRps).toBeGreaterThan(0);

@@ -10,12 +10,13 @@ import { figures, type MeasuredRun } from '../run-figures.js';
 import type { ServerSpec } from '../servers/entry.js';
 import { expectStatus, probe } from './http-probe.js';
 
-/**
- * Hosts with a bare route and our adapter side by side. node:http is the
- * floor every Node host stands on; Fastify's bare route is written (see
- * servers/bare-fastify.ts) and joins once its adapter is in the workspace.
- */
-export const FRAMEWORKS = ['express', 'hapi', 'node'] as const satisfies readonly Framework[];
+/** Hosts with a bare route and our adapter side by side; node:http is the floor every Node host stands on. */
+export const FRAMEWORKS = [
+  'express',
+  'hapi',
+  'node',
+  'fastify',
+] as const satisfies readonly Framework[];
 
 export const SERVER_ENTRY = new URL('../servers/entry.ts', import.meta.url);
 

@@ -19,6 +19,7 @@ import { bareNodeServer } from './bare-node.js';
 import {
   benchStore,
   oursExpressApp,
+  oursFastifyApp,
   oursHapiServer,
   oursNodeServer,
   seededMemoryStorage,
@@ -33,7 +34,8 @@ export type ServerSpec =
         | 'hapi-ours'
         | 'node-bare'
         | 'node-ours'
-        | 'fastify-bare';
+        | 'fastify-bare'
+        | 'fastify-ours';
     }
   | {
       readonly kind: 'express-ours-postgres' | 'express-bare-postgres';
@@ -57,9 +59,18 @@ function listenNode(server: HttpServer): Promise<HttpServer> {
   });
 }
 
-async function runFastify(app: FastifyInstance): Promise<Running> {
+async function runFastify(
+  app: FastifyInstance,
+  storage?: Pick<PetStorage, 'close'>,
+): Promise<Running> {
   await app.listen({ host: '127.0.0.1', port: 0 });
-  return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
+  return {
+    port: (app.server.address() as AddressInfo).port,
+    close: async () => {
+      await app.close();
+      await storage?.close();
+    },
+  };
 }
 
 interface Running {
@@ -101,6 +112,11 @@ async function start(spec: ServerSpec): Promise<Running> {
       return runNode(bareNodeServer());
     case 'fastify-bare':
       return runFastify(bareFastifyApp());
+    case 'fastify-ours': {
+      const storage = await seededMemoryStorage();
+      const app = await oursFastifyApp(benchStore(storage));
+      return runFastify(app, storage);
+    }
     case 'node-ours': {
       const storage = await seededMemoryStorage();
       return runNode(oursNodeServer(benchStore(storage)), storage);
