@@ -105,7 +105,7 @@ test('the smoke bench runs every measurement and leaves the committed results al
   expect(pg.overMemory.medianRps).toBeGreaterThan(0);
   expect(results.memory.bytesPerPet).toBeGreaterThan(0);
   // Every target appears with a verdict, though a smoke run enforces none.
-  expect(results.targets.length).toBe(26);
+  expect(results.targets.length).toBe(36);
   expect(await readFile(join(outDir, 'RESULTS.md'), 'utf8')).toContain('Smoke run');
   expect(await mtime(committedResults)).toBe(committedBefore);
 }, 120_000);
