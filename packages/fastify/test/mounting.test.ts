@@ -74,8 +74,10 @@ describe('host hooks', () => {
   it("keeps a host onRequest hook's own answer (say, its own access check)", async () => {
     const app = Fastify();
     app.addHook('onRequest', async (request, reply) => {
+      reply.header('x-host', 'set by a hook');
       if (request.headers['x-blocked'] !== undefined) await reply.code(403).send({ host: 'no' });
     });
+    app.get('/host', async () => 'host');
     await app.register(petStorePlugin, { store: memoryStore(), prefix: '/v1' });
     const api = await serve(app);
     const blocked = await api.send({
@@ -86,6 +88,11 @@ describe('host hooks', () => {
     expect([blocked.status, JSON.parse(blocked.body)]).toEqual([403, { host: 'no' }]);
     const ours = await api.send({ method: 'GET', path: '/v1/pets', headers: AUTH });
     expect([ours.status, ours.body]).toEqual([200, '[]']);
+    // The core decides every header of an API answer: reply.header() from a hook is not sent.
+    expect(ours.headers['x-host']).toBeUndefined();
+    expect((await api.send({ method: 'GET', path: '/host' })).headers['x-host']).toBe(
+      'set by a hook',
+    );
   });
 });
 
