@@ -1,3 +1,5 @@
+import { FRAMEWORKS } from './measurements/adapter-overhead.js';
+
 /** How long and how big each measurement runs; `--smoke` shrinks everything to seconds. */
 export interface BenchConfig {
   readonly mode: 'full' | 'smoke';
@@ -60,12 +62,12 @@ export function plannedSeconds(config: BenchConfig) {
   const { http, core, postgresCreate: pg } = config;
   const full = config.mode === 'full';
   const httpRuns = full
-    ? 2 * 2 * (2 * http.rounds * http.secondsPerRun + 2 * http.warmupSeconds)
-    : 3;
+    ? FRAMEWORKS.length * 2 * (2 * http.rounds * http.secondsPerRun + 2 * http.warmupSeconds)
+    : 5;
   return {
     postgresStart: full ? 4 : 2,
     adapterOverhead: httpRuns + (full ? 6 : 3),
-    coreAlone: 2 * core.rounds * core.secondsPerRound + 0.5,
+    coreAlone: 4 * core.rounds * core.secondsPerRound + 0.5,
     pageCost: full ? 45 : 1,
     postgresCreate: 4 * pg.rounds * pg.secondsPerRun + 4 * pg.warmupSeconds + (full ? 6 : 1),
     memory: full ? 8 : 1,

@@ -35,8 +35,11 @@ export interface RunFigures {
   readonly medianMachineCpuMicros: number | null;
 }
 
+/** The hosts the adapter overhead is measured on. */
+export type Framework = 'express' | 'hapi' | 'node' | 'fastify';
+
 export interface AdapterOverhead {
-  readonly framework: 'express' | 'hapi';
+  readonly framework: Framework;
   readonly operation: 'list' | 'create';
   readonly connections: number;
   readonly secondsPerRun: number;
@@ -53,6 +56,11 @@ export interface CoreAlone {
   readonly callsPerSecond: number[];
   readonly medianCallsPerSecond: number;
   readonly microsPerCall: number;
+  /** The same work with no core: storage call + JSON (see measurements/core-alone.ts), same run. */
+  readonly baselineCallsPerSecond: number[];
+  readonly baselineMicrosPerCall: number;
+  /** µs per `handle()` call / µs per baseline call. */
+  readonly ratio: number;
 }
 
 export interface PageCostRow {

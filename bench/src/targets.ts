@@ -1,14 +1,26 @@
-import type { AdapterOverhead, PageCostRow, PostgresCreate, Results, Target } from './results.js';
+import type {
+  AdapterOverhead,
+  CoreAlone,
+  PageCostRow,
+  PostgresCreate,
+  Results,
+  Target,
+} from './results.js';
 
 /** The issue's targets, checked against one run's figures. */
 export const LIMITS = {
+  /** Express and Hapi: their own overhead hides some of ours. */
   listThroughput: 0.9,
   createThroughput: 0.85,
+  /** node:http and Fastify, list and create alike. */
+  fastHostThroughput: 0.85,
   p99: 1.2,
   memoryPageGrowth: 1.5,
   postgresPageGrowth: 2,
   postgresCreate: 0.8,
   bytesPerPet: 256,
+  /** µs per `handle()` call over µs for the storage call + JSON alone. */
+  coreOverBaseline: 1.5,
 } as const;
 
 const atLeast = (name: string, actual: number, limit: number): Target => ({
@@ -26,10 +38,25 @@ const atMost = (name: string, actual: number, limit: number): Target => ({
 
 export function adapterTargets(row: AdapterOverhead): Target[] {
   const label = `${row.framework} ${row.operation}`;
-  const throughput = row.operation === 'list' ? LIMITS.listThroughput : LIMITS.createThroughput;
+  const fastHost = row.framework === 'node' || row.framework === 'fastify';
+  const throughput = fastHost
+    ? LIMITS.fastHostThroughput
+    : row.operation === 'list'
+      ? LIMITS.listThroughput
+      : LIMITS.createThroughput;
   return [
     atLeast(`${label}: throughput ours/bare`, row.throughputRatio, throughput),
     atMost(`${label}: p99 ours/bare`, row.p99Ratio, LIMITS.p99),
+  ];
+}
+
+export function coreTargets(row: CoreAlone): Target[] {
+  const baseline =
+    row.operation === 'list'
+      ? 'listPets + JSON.stringify'
+      : 'JSON.parse + createPet + JSON.stringify';
+  return [
+    atMost(`core ${row.operation}: handle() / (${baseline})`, row.ratio, LIMITS.coreOverBaseline),
   ];
 }
 
@@ -46,6 +73,7 @@ export function allTargets(results: Omit<Results, 'targets'>): Target[] {
   const sizes = results.pageCost.sizes;
   const targets = [
     ...results.adapterOverhead.flatMap(adapterTargets),
+    ...results.coreAlone.flatMap(coreTargets),
     ...results.pageCost.rows.flatMap((row) => pageTargets(row, sizes.at(-1) ?? 0, sizes[0] ?? 0)),
   ];
   if ('ratio' in results.postgresCreate) {

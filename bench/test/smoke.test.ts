@@ -72,6 +72,10 @@ test('the smoke bench runs every measurement and leaves the committed results al
     'express create',
     'hapi list',
     'hapi create',
+    'node list',
+    'node create',
+    'fastify list',
+    'fastify create',
   ]);
   for (const row of results.adapterOverhead) {
     expect(row.bare.medianRps).toBeGreaterThan(0);
@@ -80,6 +84,9 @@ test('the smoke bench runs every measurement and leaves the committed results al
   }
   expect(results.coreAlone.map((row) => row.operation)).toEqual(['list', 'create']);
   expect(results.coreAlone.every((row) => row.medianCallsPerSecond > 0)).toBe(true);
+  expect(results.coreAlone.every((row) => row.baselineMicrosPerCall > 0 && row.ratio > 0)).toBe(
+    true,
+  );
   // Four pages (with and without filter, first and deep) for each storage, at every size.
   expect(results.pageCost.rows.map((row) => row.storage)).toEqual([
     ...Array(4).fill('memory'),
@@ -98,7 +105,7 @@ test('the smoke bench runs every measurement and leaves the committed results al
   expect(pg.overMemory.medianRps).toBeGreaterThan(0);
   expect(results.memory.bytesPerPet).toBeGreaterThan(0);
   // Every target appears with a verdict, though a smoke run enforces none.
-  expect(results.targets.length).toBe(26);
+  expect(results.targets.length).toBe(36);
   expect(await readFile(join(outDir, 'RESULTS.md'), 'utf8')).toContain('Smoke run');
   expect(await mtime(committedResults)).toBe(committedBefore);
 }, 120_000);

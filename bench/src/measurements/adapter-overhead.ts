@@ -5,14 +5,21 @@ import { withCpu } from '../cpu-usage.js';
 import { AUTHORIZATION, CREATE_BODY, CREATE_PATH, LIST_PATH } from '../fixtures.js';
 import { type LoadResult, type LoadSpec, load } from '../load.js';
 import type { Progress } from '../progress.js';
-import type { AdapterOverhead } from '../results.js';
+import type { AdapterOverhead, Framework } from '../results.js';
 import { figures, type MeasuredRun } from '../run-figures.js';
 import type { ServerSpec } from '../servers/entry.js';
 import { expectStatus, probe } from './http-probe.js';
 
+/** Hosts with a bare route and our adapter side by side; node:http is the floor every Node host stands on. */
+export const FRAMEWORKS = [
+  'express',
+  'hapi',
+  'node',
+  'fastify',
+] as const satisfies readonly Framework[];
+
 export const SERVER_ENTRY = new URL('../servers/entry.ts', import.meta.url);
 
-type Framework = 'express' | 'hapi';
 type Operation = 'list' | 'create';
 
 export const startServer = (spec: ServerSpec): Promise<BenchChild> =>
@@ -127,7 +134,7 @@ export async function measureAdapterOverhead(
     maxRequestsPerRun: maxRequests,
   } = config.http;
   const results: AdapterOverhead[] = [];
-  for (const framework of ['express', 'hapi'] as const) {
+  for (const framework of FRAMEWORKS) {
     progress.log(
       `adapter overhead: starting ${framework} servers (bare and ours) on the server core`,
     );

@@ -9,14 +9,34 @@ import type { Server as HapiServer } from '@hapi/hapi';
 import type { PetStorage } from '@petstore/core';
 import { createPostgresStorage } from '@petstore/storage-postgres';
 import type { Express } from 'express';
+import type { FastifyInstance } from 'fastify';
 import { childChannel } from '../child.js';
 import { bareExpressApp } from './bare-express.js';
 import { bareExpressPostgresApp } from './bare-express-postgres.js';
+import { bareFastifyApp } from './bare-fastify.js';
 import { bareHapiServer } from './bare-hapi.js';
-import { benchStore, oursExpressApp, oursHapiServer, seededMemoryStorage } from './ours.js';
+import { bareNodeServer } from './bare-node.js';
+import {
+  benchStore,
+  oursExpressApp,
+  oursFastifyApp,
+  oursHapiServer,
+  oursNodeServer,
+  seededMemoryStorage,
+} from './ours.js';
 
 export type ServerSpec =
-  | { readonly kind: 'express-bare' | 'express-ours' | 'hapi-bare' | 'hapi-ours' }
+  | {
+      readonly kind:
+        | 'express-bare'
+        | 'express-ours'
+        | 'hapi-bare'
+        | 'hapi-ours'
+        | 'node-bare'
+        | 'node-ours'
+        | 'fastify-bare'
+        | 'fastify-ours';
+    }
   | {
       readonly kind: 'express-ours-postgres' | 'express-bare-postgres';
       readonly databaseUrl: string;
@@ -32,13 +52,36 @@ function listenExpress(app: Express): Promise<HttpServer> {
   });
 }
 
+function listenNode(server: HttpServer): Promise<HttpServer> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+async function runFastify(
+  app: FastifyInstance,
+  storage?: Pick<PetStorage, 'close'>,
+): Promise<Running> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    port: (app.server.address() as AddressInfo).port,
+    close: async () => {
+      await app.close();
+      await storage?.close();
+    },
+  };
+}
+
 interface Running {
   readonly port: number;
   close(): Promise<void>;
 }
 
-async function runExpress(app: Express, storage?: Pick<PetStorage, 'close'>): Promise<Running> {
-  const server = await listenExpress(app);
+async function runServer(
+  server: HttpServer,
+  storage?: Pick<PetStorage, 'close'>,
+): Promise<Running> {
   return {
     port: (server.address() as AddressInfo).port,
     close: async () => {
@@ -48,6 +91,11 @@ async function runExpress(app: Express, storage?: Pick<PetStorage, 'close'>): Pr
     },
   };
 }
+
+const runExpress = async (app: Express, storage?: Pick<PetStorage, 'close'>) =>
+  runServer(await listenExpress(app), storage);
+const runNode = async (server: HttpServer, storage?: Pick<PetStorage, 'close'>) =>
+  runServer(await listenNode(server), storage);
 
 async function runHapi(server: HapiServer): Promise<Running> {
   await server.start();
@@ -60,6 +108,19 @@ async function start(spec: ServerSpec): Promise<Running> {
       return runExpress(bareExpressApp());
     case 'hapi-bare':
       return runHapi(bareHapiServer());
+    case 'node-bare':
+      return runNode(bareNodeServer());
+    case 'fastify-bare':
+      return runFastify(bareFastifyApp());
+    case 'fastify-ours': {
+      const storage = await seededMemoryStorage();
+      const app = await oursFastifyApp(benchStore(storage));
+      return runFastify(app, storage);
+    }
+    case 'node-ours': {
+      const storage = await seededMemoryStorage();
+      return runNode(oursNodeServer(benchStore(storage)), storage);
+    }
     case 'express-ours': {
       const storage = await seededMemoryStorage();
       return runExpress(oursExpressApp(benchStore(storage)), storage);

@@ -1,9 +1,13 @@
+import { createServer, type Server as HttpServer } from 'node:http';
 import Hapi, { type Server } from '@hapi/hapi';
 import { createPetStore, type PetStorage, type PetStore } from '@petstore/core';
 import { petStoreRouter } from '@petstore/express';
+import { petStorePlugin as petStoreFastifyPlugin } from '@petstore/fastify';
 import { petStorePlugin } from '@petstore/hapi';
+import { petStoreListener } from '@petstore/node';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import express, { type Express } from 'express';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { API_KEY, LIST_SEED_SIZE, seedPet } from '../fixtures.js';
 
 /** Memory storage holding the same pets as the bare routes' arrays. */
@@ -33,4 +37,15 @@ export async function oursHapiServer(store: PetStore): Promise<Server> {
     { routes: { prefix: '/v1' } },
   );
   return server;
+}
+
+/** Our library on plain node:http, as its README says. */
+export const oursNodeServer = (store: PetStore): HttpServer =>
+  createServer(petStoreListener(store, { basePath: '/v1' }));
+
+/** Our library on Fastify, registered as its README says. */
+export async function oursFastifyApp(store: PetStore): Promise<FastifyInstance> {
+  const app = Fastify();
+  await app.register(petStoreFastifyPlugin, { store, prefix: '/v1' });
+  return app;
 }

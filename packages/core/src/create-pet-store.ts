@@ -1,4 +1,9 @@
-import { createAuthenticator, isAuthUnavailable } from './auth.js';
+import {
+  type AuthUnavailable,
+  createAuthenticator,
+  isAuthUnavailable,
+  type Principal,
+} from './auth.js';
 import { ClientAbortedError } from './body.js';
 import { type ApiError, apiError, errorResponse, isApiError, JSON_CONTENT_TYPE } from './errors.js';
 import type { HandlerResult, RequestContext } from './handlers/context.js';
@@ -16,16 +21,29 @@ import {
 import type { PetStore } from './pet-store.js';
 import { parseRawQuery } from './query.js';
 import { requestIdOf } from './request-id.js';
-import { compileRouter, type Route } from './router.js';
+import { compileRouter, type Match, type Route } from './router.js';
 import { isStorageUnavailable } from './storage.js';
 
-function toResponse(result: HandlerResult, extraHeaders: Record<string, string>): PetStoreResponse {
-  if (isApiError(result)) return errorResponse(result, extraHeaders);
-  return {
-    status: result.status,
-    headers: { 'content-type': JSON_CONTENT_TYPE, ...result.headers, ...extraHeaders },
-    body: JSON.stringify(result.body),
-  };
+/**
+ * The answer to send. Built by assignment, not spreads: this runs for every
+ * request, and the header objects are small and new each time.
+ */
+function toResponse(
+  result: HandlerResult,
+  operationHeaders: Readonly<Record<string, string>> | undefined,
+  requestId: string,
+): PetStoreResponse {
+  if (isApiError(result)) {
+    const extra: Record<string, string> =
+      operationHeaders === undefined ? {} : Object.assign({}, operationHeaders);
+    extra['x-request-id'] = requestId;
+    return errorResponse(result, extra);
+  }
+  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
+  if (result.headers !== undefined) Object.assign(headers, result.headers);
+  if (operationHeaders !== undefined) Object.assign(headers, operationHeaders);
+  headers['x-request-id'] = requestId;
+  return { status: result.status, headers, body: JSON.stringify(result.body) };
 }
 
 /** Storage outages become 503; anything else is a bug the client sees only as 500. */
@@ -80,7 +98,8 @@ interface Outcome {
   readonly result: HandlerResult;
   readonly route: Route | undefined;
   readonly operationId: string | undefined;
-  readonly headers: Record<string, string>;
+  /** The operation's own headers (deprecation notices), when it has any. */
+  readonly headers?: Record<string, string> | undefined;
   readonly error?: unknown;
   /** The client went away while its body was read: no answer, no error. */
   readonly aborted?: true;
@@ -90,6 +109,15 @@ interface Outcome {
 const CLIENT_CLOSED_REQUEST = 499;
 /** Never sent: an aborted request has no answer. */
 const GONE = apiError('internal_error', 'The client went away.');
+const NO_ROUTE = { route: undefined, operationId: undefined } as const;
+
+/** Routed and let in: the handler is under way. */
+interface Pending {
+  readonly route: Route;
+  readonly operationId: string;
+  readonly headers: Record<string, string> | undefined;
+  readonly pending: Promise<HandlerResult>;
+}
 
 export function createPetStore(input: PetStoreOptions): PetStore {
   const options = resolveOptions(input);
@@ -106,31 +134,47 @@ export function createPetStore(input: PetStoreOptions): PetStore {
   const openApiDocument = buildOpenApiDocument(operations, options);
   const findRoute = compileRouter(operations);
 
-  async function dispatch(request: PetStoreRequest, requestId: string): Promise<Outcome> {
+  /** Routing and auth are done; what is left is the handler's answer, or the early one in `now`. */
+  type Step = Outcome | Pending;
+
+  function dispatch(request: PetStoreRequest, requestId: string): Step | Promise<Step> {
     const match = findRoute(request.method, request.path);
-    const none = { route: undefined, operationId: undefined, headers: {} };
     // Authentication comes first: an unauthenticated client learns nothing about routes or input.
     const isPublic = match.kind === 'operation' && match.operation.public === true;
-    const principal = isPublic ? undefined : await authenticate(request.headers);
+    const principal = isPublic ? undefined : authenticate(request.headers);
+    // Most checks settle at once (listed keys); only a `verify` is worth a wait.
+    return principal instanceof Promise
+      ? principal.then((settled) => authenticated(request, requestId, match, settled))
+      : authenticated(request, requestId, match, principal);
+  }
+
+  function authenticated(
+    request: PetStoreRequest,
+    requestId: string,
+    match: Match,
+    principal: Principal | ApiError | AuthUnavailable | undefined,
+  ): Step {
     if (isAuthUnavailable(principal)) {
-      return { ...none, result: principal.error, error: principal.cause };
+      return { ...NO_ROUTE, result: principal.error, error: principal.cause };
     }
-    if (isApiError(principal)) return { ...none, result: principal };
+    if (isApiError(principal)) return { ...NO_ROUTE, result: principal };
 
     if (match.kind === 'not_found') {
-      return { ...none, result: apiError('not_found', `No route for ${request.path}.`) };
+      return { ...NO_ROUTE, result: apiError('not_found', `No route for ${request.path}.`) };
     }
     if (match.kind === 'method_not_allowed') {
       const message = `${request.method} is not allowed here; use ${match.allow}.`;
       const result = apiError('method_not_allowed', message, { headers: { allow: match.allow } });
-      return { ...none, route: match.route, result };
+      return { ...NO_ROUTE, route: match.route, result };
     }
     const { route, operation } = match;
+    const { operationId } = operation;
     // The request's own mount point goes into Location and Link: checked, and only now.
-    const basePath = isPublic ? options.basePath : requestBasePath(request.basePath);
+    const basePath =
+      operation.public === true ? options.basePath : requestBasePath(request.basePath);
     if (basePath instanceof TypeError) {
       const result = apiError('internal_error', 'Something went wrong on our side.');
-      return { ...none, route, operationId: operation.operationId, result, error: basePath };
+      return { route, operationId, result, error: basePath };
     }
     const context: RequestContext = {
       request,
@@ -142,10 +186,12 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       openApiDocument,
     };
     const headers =
-      operation.headers === undefined ? {} : headerValues(operation.headers, options, basePath);
-    if (operation.deprecated === true) {
+      operation.headers === undefined
+        ? undefined
+        : headerValues(operation.headers, options, basePath);
+    if (operation.deprecated === true && hooks.onDeprecatedCall !== undefined) {
       const event = {
-        operationId: operation.operationId,
+        operationId,
         method: request.method,
         route: route.template,
         requestId,
@@ -154,43 +200,44 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       const site = { method: request.method, route: route.template, requestId };
       callHook(hooks, hooks.onDeprecatedCall, event, site);
     }
-    try {
-      return {
-        route,
-        operationId: operation.operationId,
-        headers,
-        result: await operation.handler(context),
-      };
-    } catch (error) {
-      if (error instanceof ClientAbortedError) {
-        return { route, operationId: operation.operationId, headers, result: GONE, aborted: true };
-      }
-      return { route, operationId: operation.operationId, headers, result: failure(error), error };
-    }
+    return { route, operationId, headers, pending: operation.handler(context) };
   }
 
   return {
     options,
     openApiDocument,
     async handle(request) {
-      const started = performance.now();
+      // Hooks are optional: without them no event (and no clock reading) is made.
+      const { onResponse, onError } = hooks;
+      const started = onResponse === undefined ? 0 : performance.now();
       const requestId = requestIdOf(request.headers);
       let outcome: Outcome;
       try {
-        outcome = await dispatch(request, requestId);
+        let step = dispatch(request, requestId);
+        if (step instanceof Promise) step = await step;
+        if ('pending' in step) {
+          const { route, operationId, headers } = step;
+          try {
+            outcome = { route, operationId, headers, result: await step.pending };
+          } catch (error) {
+            // A failing body stream is a client that left; anything else, a failure.
+            outcome =
+              error instanceof ClientAbortedError
+                ? { route, operationId, headers, result: GONE, aborted: true }
+                : { route, operationId, headers, result: failure(error), error };
+          }
+        } else outcome = step;
       } catch (error) {
         // Only a bug gets here.
-        outcome = {
-          result: failure(error),
-          route: undefined,
-          operationId: undefined,
-          headers: {},
-          error,
-        };
+        outcome = { ...NO_ROUTE, result: failure(error), error };
       }
-      const site: HookSite = { method: request.method, route: outcome.route?.template, requestId };
-      if ('error' in outcome && !isStorageUnavailable(outcome.error)) {
-        callHook(hooks, hooks.onError, { error: outcome.error, ...site }, site);
+      const reportError = 'error' in outcome && !isStorageUnavailable(outcome.error);
+      const site: HookSite | undefined =
+        onResponse === undefined && !(reportError && onError !== undefined)
+          ? undefined
+          : { method: request.method, route: outcome.route?.template, requestId };
+      if (reportError && site !== undefined) {
+        callHook(hooks, onError, { error: outcome.error, ...site }, site);
       }
       const response: PetStoreResponse =
         outcome.aborted === true
@@ -200,16 +247,18 @@ export function createPetStore(input: PetStoreOptions): PetStore {
               body: undefined,
               aborted: true,
             }
-          : toResponse(outcome.result, { ...outcome.headers, 'x-request-id': requestId });
-      const event: ResponseEvent = {
-        ...site,
-        operationId: outcome.operationId,
-        status: response.status,
-        durationMs: performance.now() - started,
-        requestId,
-        ...(outcome.aborted === true ? { aborted: true } : {}),
-      };
-      callHook(hooks, hooks.onResponse, event, site);
+          : toResponse(outcome.result, outcome.headers, requestId);
+      if (onResponse !== undefined && site !== undefined) {
+        const event: ResponseEvent = {
+          ...site,
+          operationId: outcome.operationId,
+          status: response.status,
+          durationMs: performance.now() - started,
+          requestId,
+          ...(outcome.aborted === true ? { aborted: true } : {}),
+        };
+        callHook(hooks, onResponse, event, site);
+      }
       return response;
     },
   };

@@ -15,10 +15,12 @@ export const QUERY_RULES = {
   plain: 'must be sent as plain text, not percent-encoded',
 } as const;
 
+const LIMIT_TEXT = /^[1-9]\d{0,2}$/;
+
 /** `limit` as text on the wire: a canonical decimal integer from 1 to 100. */
 export const LimitParamSchema = v.pipe(
   v.string(),
-  v.regex(/^[1-9]\d{0,2}$/, QUERY_RULES.limit),
+  v.regex(LIMIT_TEXT, QUERY_RULES.limit),
   v.transform(Number),
   v.number(),
   v.integer(),
@@ -71,24 +73,36 @@ const decodeName = (name: string): string => {
   }
 };
 
+/** Parameters by name; a class, so a request makes no closures for it. */
+class ParsedQuery implements RawQuery {
+  readonly #params: Map<string, string[]>;
+  constructor(params: Map<string, string[]>) {
+    this.#params = params;
+  }
+  getAll(name: string): readonly string[] {
+    return this.#params.get(name) ?? NONE;
+  }
+}
+const NONE: readonly string[] = Object.freeze([]);
+const EMPTY_QUERY = new ParsedQuery(new Map());
+
 /**
  * Splits a raw query string without decoding the values: `limit`, `status`
  * and `cursor` have one spelling each, and `limit=%31` is not it.
  */
 export function parseRawQuery(text: string): RawQuery {
+  if (text === '') return EMPTY_QUERY;
   const params = new Map<string, string[]>();
-  if (text !== '') {
-    for (const pair of text.split('&')) {
-      if (pair === '') continue;
-      const eq = pair.indexOf('=');
-      const name = decodeName(eq === -1 ? pair : pair.slice(0, eq));
-      const value = eq === -1 ? '' : pair.slice(eq + 1);
-      const values = params.get(name);
-      if (values === undefined) params.set(name, [value]);
-      else values.push(value);
-    }
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decodeName(eq === -1 ? pair : pair.slice(0, eq));
+    const value = eq === -1 ? '' : pair.slice(eq + 1);
+    const values = params.get(name);
+    if (values === undefined) params.set(name, [value]);
+    else values.push(value);
   }
-  return { getAll: (name) => params.get(name) ?? [] };
+  return new ParsedQuery(params);
 }
 
 const invalidParam = (name: string, rule: string): ApiError => invalidValue('query', name, rule);
@@ -115,9 +129,10 @@ export function parsePageParams(params: RawQuery): PageParams | ApiError {
   if (typeof limitText === 'object') return limitText;
   let limit = DEFAULT_LIMIT;
   if (limitText !== undefined) {
-    const parsed = v.safeParse(LimitParamSchema, limitText);
-    if (!parsed.success) return invalidParam('limit', QUERY_RULES.limit);
-    limit = parsed.output;
+    // LimitParamSchema's rules (which the document shows), without valibot's pipeline per request.
+    const parsed = LIMIT_TEXT.test(limitText) ? Number(limitText) : Number.NaN;
+    if (!(parsed <= MAX_LIMIT)) return invalidParam('limit', QUERY_RULES.limit);
+    limit = parsed;
   }
   const cursor = single(params, 'cursor');
   if (typeof cursor === 'object') return cursor;

@@ -2,7 +2,7 @@ import { readJsonBody } from '../body.js';
 import { apiError, isApiError } from '../errors.js';
 import { fingerprint, idempotencyKey } from '../idempotency.js';
 import type { Pet, PetInput } from '../schemas.js';
-import { NewPetSchema } from '../schemas.js';
+import { isPlainNewPet, NewPetSchema } from '../schemas.js';
 import { validateBody } from '../validation.js';
 import { type Handler, type HandlerResult, reply } from './context.js';
 import { presentPet } from './present.js';
@@ -16,9 +16,13 @@ const created = (pet: Pet, basePath: string, replayed: boolean): HandlerResult =
 export const createPet: Handler = async ({ request, options, basePath, principal }) => {
   const key = idempotencyKey(request.headers);
   if (isApiError(key)) return key;
-  const body = await readJsonBody(request.headers, request.body, options.maxBodyBytes);
+  let body = readJsonBody(request.headers, request.body, options.maxBodyBytes);
+  if (body instanceof Promise) body = await body;
   if (isApiError(body)) return body;
-  const input = validateBody(NewPetSchema, body.value, 'pet', body.rounded);
+  const input =
+    body.rounded.length === 0 && isPlainNewPet(body.value)
+      ? { ok: body.value }
+      : validateBody(NewPetSchema, body.value, 'pet', body.rounded);
   if (isApiError(input)) return input;
 
   const { name, categoryId, status = options.defaultStatus } = input.ok;

@@ -1,0 +1,106 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import * as v from 'valibot';
+import {
+  createBarePets,
+  firstPage,
+  INVALID_LIMIT,
+  invalidBody,
+  isAuthorized,
+  NewPetSchema,
+  parseLimit,
+  UNAUTHORIZED,
+} from './bare-shared.js';
+
+const MAX_BODY_BYTES = 16 * 1024;
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
+  res.end(body);
+}
+
+/** The body as text, or undefined once it passes the limit (the connection then closes). */
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        resolve(undefined);
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** The baseline: the same two routes written directly on node:http, as a careful hand would. */
+export function bareNodeServer(): Server {
+  const pets = createBarePets();
+  const unauthorized = (res: ServerResponse) =>
+    sendJson(res, 401, UNAUTHORIZED, { 'www-authenticate': 'Bearer realm="petstore"' });
+
+  async function create(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!req.headers['content-type']?.startsWith('application/json')) {
+      sendJson(res, 415, { code: 'unsupported_media_type', message: 'Send JSON.', status: 415 });
+      return;
+    }
+    const text = await readBody(req);
+    if (text === undefined) {
+      sendJson(res, 413, { code: 'payload_too_large', message: 'Too large.', status: 413 });
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      sendJson(res, 400, { code: 'malformed_json', message: 'Not JSON.', status: 400 });
+      return;
+    }
+    const result = v.safeParse(NewPetSchema, body);
+    if (!result.success) {
+      sendJson(res, 400, invalidBody(result.issues));
+      return;
+    }
+    const { name, categoryId, status = 'available' } = result.output;
+    const pet = { id: pets.length + 1, name, categoryId, status };
+    pets.push(pet);
+    sendJson(res, 201, pet, { location: `/v1/pets/${pet.id}` });
+  }
+
+  return createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/v1/pets' || (req.method !== 'GET' && req.method !== 'POST')) {
+      sendJson(res, 404, { code: 'not_found', message: 'No route.', status: 404 });
+      return;
+    }
+    if (!isAuthorized(req.headers.authorization)) {
+      unauthorized(res);
+      return;
+    }
+    if (req.method === 'POST') {
+      create(req, res).catch(() => res.destroy());
+      return;
+    }
+    // A repeated `limit` is refused, as the contract says.
+    const limits = url.searchParams.getAll('limit');
+    const limit = limits.length > 1 ? undefined : parseLimit(limits[0]);
+    if (limit === undefined) {
+      sendJson(res, 400, INVALID_LIMIT);
+      return;
+    }
+    const { page, link } = firstPage(pets, limit);
+    sendJson(res, 200, page, link === undefined ? {} : { link });
+  });
+}

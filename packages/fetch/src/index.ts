@@ -1,0 +1,1 @@
+export { type PetStoreFetchHandler, type PetStoreFetchOptions, petStoreFetch } from './handler.js';
