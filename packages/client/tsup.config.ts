@@ -1,12 +1,4 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.js';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  // Browsers as well as Node 20+: plain ES2022, and nothing Node-specific to bundle.
-  target: 'es2022',
-  platform: 'neutral',
-});
+// Browsers as well as Node 20+: plain ES2022, and nothing Node-specific to bundle.
+export default packageBuild(['src/index.ts'], { target: 'es2022', platform: 'neutral' });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import type { HostAnswer } from './host-routes.js';
+import { type HostAnswer, jsonAnswer } from './host-routes.js';
 
 /**
  * Error bodies for what the apps answer themselves, outside the core: the core's codes where it
@@ -23,16 +23,12 @@ export function errorAnswer(
   close = false,
 ): HostAnswer {
   const status = HOST_ERRORS[code];
-  return {
+  return jsonAnswer(
     status,
-    headers: {
-      'content-type': 'application/json; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-request-id': requestId,
-      ...(close ? { connection: 'close' } : {}),
-    },
-    body: JSON.stringify({ code, message, status }),
-  };
+    requestId,
+    { code, message, status },
+    close ? { connection: 'close' } : {},
+  );
 }
 
 /** An answer as raw HTTP/1.1 bytes, for a socket no response object is left to write to. */

@@ -49,13 +49,20 @@ export const DEFAULT_READY_CACHE_MS = 1000;
 
 const TIMED_OUT = Symbol('timed out');
 
-function answer(status: number, requestId: string, body: object): HostAnswer {
+/** A JSON answer of the apps' own, never cached, with its request id (and any `extra` headers). */
+export function jsonAnswer(
+  status: number,
+  requestId: string,
+  body: object,
+  extra: Readonly<Record<string, string>> = {},
+): HostAnswer {
   return {
     status,
     headers: {
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'no-store',
       'x-request-id': requestId,
+      ...extra,
     },
     body: JSON.stringify(body),
   };
@@ -135,27 +142,33 @@ export function createHostRoutes({
     const requestId = requestIdOf(header);
     // JSON.stringify escapes whatever the path holds; the log gets no path at all, like the core's.
     const body = { code: 'not_found', message: `No route for ${path}.`, status: 404 };
-    return log(method, undefined, started, answer(404, requestId, body), requestId);
+    return log(method, undefined, started, jsonAnswer(404, requestId, body), requestId);
   };
 
   return {
     live(header) {
       const started = performance.now();
       const requestId = requestIdOf(header);
-      return log('GET', '/healthz', started, answer(200, requestId, { status: 'ok' }), requestId);
+      return log(
+        'GET',
+        '/healthz',
+        started,
+        jsonAnswer(200, requestId, { status: 'ok' }),
+        requestId,
+      );
     },
     async ready(header) {
       const started = performance.now();
       const requestId = requestIdOf(header);
       if (stopping()) {
-        const result = answer(503, requestId, { status: 'stopping' });
+        const result = jsonAnswer(503, requestId, { status: 'stopping' });
         return log('GET', '/readyz', started, result, requestId);
       }
       const problem = await recentProbe();
       const result =
         problem === undefined
-          ? answer(200, requestId, { status: 'ready' })
-          : answer(503, requestId, { status: 'unavailable' });
+          ? jsonAnswer(200, requestId, { status: 'ready' })
+          : jsonAnswer(503, requestId, { status: 'unavailable' });
       return log('GET', '/readyz', started, result, requestId, problem);
     },
     async metrics(header) {

@@ -13,6 +13,7 @@ export type {
   ScenarioCase,
   TableCase,
 } from './testing/conformance/types.js';
+export { hangUpMidBody, waitUntil } from './testing/hang-up.js';
 export { POUR_TOTAL, type PourOutcome, pour } from './testing/pour.js';
 export { createResponseValidator } from './testing/response-validator.js';
 export * from './testing/storage-contract.js';

@@ -1,23 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import { connect } from 'node:net';
 import type { ErrorEvent, ResponseEvent } from '@petstore/core';
+import { hangUpMidBody, waitUntil } from '@petstore/core/testing';
 import express, { type Express, type RequestHandler } from 'express';
 import { describe, expect, it } from 'vitest';
 import { petStoreRouter } from '../src/index.js';
 import { API_KEY, memoryStore, serveApp } from './helpers.js';
-
-/** Sends headers and half a body over a raw socket, then hangs up once `when` settles. */
-async function hangUpMidBody(origin: string, when: Promise<unknown>): Promise<void> {
-  const socket = connect(Number(new URL(origin).port), '127.0.0.1');
-  socket.on('error', () => {});
-  socket.write(
-    'POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
-      `Authorization: Bearer ${API_KEY}\r\nContent-Type: application/json\r\n` +
-      'Content-Length: 100\r\nX-Request-Id: gone-1\r\n\r\n{"name":"Half a',
-  );
-  await when;
-  await new Promise<void>((resolve) => socket.destroy().once('close', () => resolve()));
-}
 
 /** What was attempted on the response, by anyone after this middleware. */
 function watchWrites(writes: string[]): RequestHandler {
@@ -32,11 +19,6 @@ function watchWrites(writes: string[]): RequestHandler {
     }
     next();
   };
-}
-
-async function until(done: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
 }
 
 describe('a client that hangs up while the body is read', () => {
@@ -68,8 +50,8 @@ describe('a client that hangs up while the body is read', () => {
         petStoreRouter(store, { onWriteError: (error) => writeErrors.push(error) }),
       );
     });
-    await hangUpMidBody(api.origin, reached);
-    await until(() => responses.length > 0, 10_000);
+    await hangUpMidBody(api.origin, reached, { apiKey: API_KEY });
+    await waitUntil(() => responses.length > 0, 10_000);
     return { responses, errors, writeErrors, writes, store };
   };
 

@@ -1,26 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import { connect } from 'node:net';
 import type { ErrorEvent, ResponseEvent } from '@petstore/core';
+import { hangUpMidBody, waitUntil } from '@petstore/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, memoryStore, type Running, serveHapi } from './helpers.js';
-
-/** Sends headers and half a body over a raw socket, then hangs up once `when` settles. */
-async function hangUpMidBody(origin: string, when: Promise<unknown>): Promise<void> {
-  const socket = connect(Number(new URL(origin).port), '127.0.0.1');
-  socket.on('error', () => {});
-  socket.write(
-    'POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
-      `Authorization: Bearer ${API_KEY}\r\nContent-Type: application/json\r\n` +
-      'Content-Length: 100\r\nX-Request-Id: gone-1\r\n\r\n{"name":"Half a',
-  );
-  await when;
-  await new Promise<void>((resolve) => socket.destroy().once('close', () => resolve()));
-}
-
-async function until(done: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-}
 
 describe('a client that hangs up while the body is read', () => {
   let api: Running | undefined;
@@ -68,8 +50,8 @@ describe('a client that hangs up while the body is read', () => {
         });
       },
     });
-    await hangUpMidBody(api.origin, reached);
-    await until(() => responses.length > 0, 10_000);
+    await hangUpMidBody(api.origin, reached, { apiKey: API_KEY });
+    await waitUntil(() => responses.length > 0, 10_000);
     expect(responses).toMatchObject([{ status: 499, aborted: true, requestId: 'gone-1' }]);
     expect(errors).toEqual([]);
     expect(logged).toEqual([]);

@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import { waitUntil } from '../hang-up.js';
 import { API_KEY, BASE, bearer } from './helpers.js';
 import type { ConformanceCase } from './types.js';
 
 const text = (value: string) => new TextEncoder().encode(value);
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls until `done()` or `ms` have passed (hooks run after the socket closed). */
-async function until(done: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done() && Date.now() < deadline) await delay(10);
-}
 
 /**
  * A client that sends half a body and hangs up. The request is answered by
@@ -46,7 +41,7 @@ function hangUpCase(name: string, headers: Record<string, string>): ConformanceC
         },
       });
       expect(res.status, 'no answer on the wire').toBe(0);
-      await until(() => responses.length > 0, 10_000);
+      await waitUntil(() => responses.length > 0, 10_000);
       expect(responses).toEqual([
         {
           method: 'POST',
