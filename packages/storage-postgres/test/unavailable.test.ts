@@ -5,7 +5,11 @@ import { createPostgresStorage, migrate } from '../src/index.js';
 import { isUnavailable } from '../src/unavailable.js';
 import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
 import { refusedPort, silentServer, tcpProxy } from './support/servers.js';
-import { expectServerCancelsEveryMethod, lockTables } from './support/statement-timeout.js';
+import {
+  everyStorageCall,
+  expectServerCancelsEveryMethod,
+  lockTables,
+} from './support/statement-timeout.js';
 
 const admin = hostPool();
 const schema = uniqueSchema('outage');
@@ -20,32 +24,7 @@ async function expectEveryMethodUnavailable(
   storage: PetStorage,
   withinMillis: number,
 ): Promise<void> {
-  const calls: Array<[string, () => Promise<unknown>]> = [
-    ['createPet', () => storage.createPet({ name: 'x', categoryId: 1, status: 'available' })],
-    [
-      'createPetIdempotent',
-      () =>
-        storage.createPetIdempotent(
-          { name: 'x', categoryId: 1, status: 'available' },
-          { scope: 's', key: 'k', fingerprint: 'f', retentionMs: 1000 },
-        ),
-    ],
-    ['getPet', () => storage.getPet(1)],
-    ['listPets', () => storage.listPets({ limit: 21 })],
-    ['listPets by status', () => storage.listPets({ limit: 21, status: 'sold', afterId: 5 })],
-    [
-      'createOrder',
-      () =>
-        storage.createOrder({
-          petId: 1,
-          quantity: 1,
-          shipDate: '2030-01-01T00:00:00.000Z',
-          status: 'placed',
-          complete: false,
-        }),
-    ],
-    ['listOrders', () => storage.listOrders({ limit: 21 })],
-  ];
+  const calls = everyStorageCall(storage, { name: 'x', categoryId: 1, status: 'available' });
   const started = Date.now();
   const outcomes = await Promise.all(
     calls.map(async ([name, call]) => {

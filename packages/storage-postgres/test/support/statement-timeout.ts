@@ -1,4 +1,4 @@
-import type { PetStorage } from '@petstore/core';
+import type { PetInput, PetStorage } from '@petstore/core';
 import { StorageUnavailableError } from '@petstore/core';
 import type pg from 'pg';
 import { expect } from 'vitest';
@@ -19,23 +19,19 @@ export async function lockTables(
   };
 }
 
-/**
- * Every storage method, stuck behind a lock, is cancelled by the server (57014 query_canceled)
- * once `queryTimeoutMillis` has passed: before the client-side backstop (one second later).
- */
-export async function expectServerCancelsEveryMethod(
+/** One call of every storage method, by name, each creating `pet` where it creates one. */
+export function everyStorageCall(
   storage: PetStorage,
-  withinMillis: number,
-): Promise<void> {
-  const pet = { name: 'stuck', categoryId: 1, status: 'sold' as const };
-  const calls: Array<[string, () => Promise<unknown>]> = [
+  pet: PetInput,
+): Array<[string, () => Promise<unknown>]> {
+  return [
     ['createPet', () => storage.createPet(pet)],
     [
       'createPetIdempotent',
       () =>
         storage.createPetIdempotent(pet, {
           scope: 's',
-          key: 'stuck',
+          key: pet.name,
           fingerprint: 'f',
           retentionMs: 1000,
         }),
@@ -56,6 +52,17 @@ export async function expectServerCancelsEveryMethod(
     ],
     ['listOrders', () => storage.listOrders({ limit: 21 })],
   ];
+}
+
+/**
+ * Every storage method, stuck behind a lock, is cancelled by the server (57014 query_canceled)
+ * once `queryTimeoutMillis` has passed: before the client-side backstop (one second later).
+ */
+export async function expectServerCancelsEveryMethod(
+  storage: PetStorage,
+  withinMillis: number,
+): Promise<void> {
+  const calls = everyStorageCall(storage, { name: 'stuck', categoryId: 1, status: 'sold' });
   const started = Date.now();
   const outcomes = await Promise.all(
     calls.map(async ([name, call]) => {
