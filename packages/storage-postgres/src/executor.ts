@@ -1,7 +1,8 @@
 import { StorageUnavailableError } from '@petstore/core';
-import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import type { Pool, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { inlineParameters, statementTimeout } from './inline-sql.js';
 import { int8Types } from './int8.js';
+import { lease } from './lease.js';
 import type { ResolvedTimeouts } from './options.js';
 import { isStaleConnection, toStorageError } from './unavailable.js';
 
@@ -104,24 +105,12 @@ export function createExecutor(
 
     async transaction<T>(body: (tx: Queryable) => Promise<T>): Promise<T> {
       ensureOpen();
-      const client = await checkout(pool, connectionTimeoutMillis + GRACE_MILLIS).catch(
+      const held = await lease(pool, connectionTimeoutMillis + GRACE_MILLIS).catch(
         (error: unknown) => {
           throw toStorageError(error, retryAfterSeconds);
         },
       );
-      // A connection that dies while checked out emits `error`; unheard, that would crash the
-      // process. The same failure reaches the pending query, which is what we report.
-      const ignore = (): void => undefined;
-      client.on('error', ignore);
-      let released = false;
-      const release = (error?: Error): void => {
-        if (released) return;
-        released = true;
-        client.off('error', ignore);
-        // With an error, the pool closes the connection; the server then rolls back whatever
-        // transaction was still open on it.
-        client.release(error);
-      };
+      const { client, release } = held;
       // Past this, drop the connection: its running statement fails and the body rejects.
       // With the checkout bound above, the whole call stays within the same bound as `run`.
       const timer = setTimeout(
@@ -145,7 +134,7 @@ export function createExecutor(
         // would free them too, but only once the server notices. A connection that cannot roll
         // back in time is dropped.
         const rolledBack =
-          !released &&
+          !held.released &&
           (await withDeadline(client.query(config('ROLLBACK', [])), GRACE_MILLIS, () =>
             unavailable('ROLLBACK did not finish in time'),
           ).then(
@@ -160,22 +149,6 @@ export function createExecutor(
     },
   };
   return executor;
-}
-
-/** `pool.connect()` with a bound; a connection that arrives too late goes straight back. */
-function checkout(pool: Pool, millis: number): Promise<PoolClient> {
-  let late = false;
-  const connecting = pool.connect();
-  connecting.then(
-    (client) => {
-      if (late) client.release();
-    },
-    () => undefined,
-  );
-  return withDeadline(connecting, millis, () => {
-    late = true;
-    return new Error('timeout exceeded when trying to connect');
-  });
 }
 
 function withDeadline<T>(work: Promise<T>, millis: number, onTimeout: () => Error): Promise<T> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg, { type ClientBase, type Pool } from 'pg';
+import { lease } from './lease.js';
 import { loadMigrations, type Migration } from './migrations.js';
 import { DEFAULT_SCHEMA, quoteSchema } from './schema-name.js';
 
@@ -80,12 +81,8 @@ async function withClient<T>(
   if (options.pool !== undefined && options.connectionString !== undefined) {
     throw new TypeError('give either `pool` or `connectionString`, not both');
   }
-  // A connection that dies while we hold it emits `error`; without a listener that would
-  // crash the process. The failure also reaches the pending query, which is what we report.
-  const ignore = (): void => undefined;
   if (options.pool !== undefined) {
-    const client = await options.pool.connect();
-    client.on('error', ignore);
+    const { client, release } = await lease(options.pool);
     let failure: unknown;
     try {
       return await body(client);
@@ -93,9 +90,8 @@ async function withClient<T>(
       failure = error;
       throw error;
     } finally {
-      client.off('error', ignore);
       // After a failure the session's state (open transaction, lock) is unknown: discard it.
-      client.release(failure === undefined ? undefined : toError(failure));
+      release(failure === undefined ? undefined : toError(failure));
     }
   }
   if (options.connectionString === undefined) {
@@ -106,6 +102,9 @@ async function withClient<T>(
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
     application_name: 'petstore-migrate',
   });
+  // A connection that dies while we hold it emits `error`; without a listener that would
+  // crash the process. The failure also reaches the pending query, which is what we report.
+  const ignore = (): void => undefined;
   client.on('error', ignore);
   await client.connect();
   try {

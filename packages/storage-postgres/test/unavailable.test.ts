@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, migrate } from '../src/index.js';
 import { isUnavailable } from '../src/unavailable.js';
 import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
-import { refusedPort, silentServer, tcpProxy } from './support/servers.js';
+import { refusedPort, silentServer, startupHoldingProxy, tcpProxy } from './support/servers.js';
 import {
   everyStorageCall,
   expectServerCancelsEveryMethod,
@@ -48,6 +48,20 @@ async function terminate(applicationName: string): Promise<number> {
     [applicationName],
   );
   return Number(rows[0]?.n);
+}
+
+/** Host and port of the test server, for a proxy in front of it. */
+function upstreamAddress(): [string, number] {
+  const url = new URL(postgresUrl());
+  return [url.hostname, Number(url.port || 5432)];
+}
+
+/** The test server's URL, reached through a proxy on 127.0.0.1:`port`. */
+function throughPort(port: number): string {
+  const url = new URL(postgresUrl());
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return url.href;
 }
 
 /** Holds an exclusive lock on a table until `release()`, so statements on it wait. */
@@ -182,12 +196,8 @@ describe('terminated connections', () => {
   });
 
   it('pooled connections lost without a word: reads retry on a fresh connection, writes report 503', async () => {
-    const upstream = new URL(postgresUrl());
-    const proxy = await tcpProxy(upstream.hostname, Number(upstream.port || 5432));
-    const viaProxy = new URL(upstream);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    const storage = createPostgresStorage({ connectionString: viaProxy.href, schema });
+    const proxy = await tcpProxy(...upstreamAddress());
+    const storage = createPostgresStorage({ connectionString: throughPort(proxy.port), schema });
     try {
       const open = () => Promise.all([1, 2, 3].map(() => storage.listPets({ limit: 1 })));
       await open(); // a few idle pooled connections
@@ -238,6 +248,56 @@ describe('terminated connections', () => {
       'after',
     );
     await storage.close();
+  });
+
+  // The server's FATAL arrives in the same read as the end of the connection's startup: pg
+  // dispatches it while the pool hands the connection out. Without an `error` listener in place
+  // by then, the process dies of an uncaught exception (vitest reports it and fails the run).
+  it('a connection terminated as the pool hands it out: StorageUnavailableError, no crash', async () => {
+    const proxy = await startupHoldingProxy(...upstreamAddress());
+    const applicationName = uniqueSchema('handout');
+    const storage = createPostgresStorage({
+      poolConfig: { connectionString: throughPort(proxy.port), application_name: applicationName },
+      schema,
+    });
+    try {
+      const pending = storage
+        .createPet({ name: 'handed-out', categoryId: 1, status: 'sold' })
+        .catch((e: unknown) => e);
+      await proxy.held;
+      expect(await terminate(applicationName)).toBe(1);
+      await proxy.upstreamClosed;
+      proxy.release();
+      expect(await pending).toBeInstanceOf(StorageUnavailableError);
+      expect(await countPets('handed-out')).toBe(0);
+      // Later connections pass straight through: the storage carries on.
+      expect((await storage.createPet({ name: 'next', categoryId: 1, status: 'sold' })).name).toBe(
+        'next',
+      );
+    } finally {
+      await storage.close();
+      await proxy.close();
+    }
+  });
+
+  it('migrate() on a host pool whose connection is terminated as it is handed out: rejects, no crash', async () => {
+    const proxy = await startupHoldingProxy(...upstreamAddress());
+    const applicationName = uniqueSchema('handout');
+    const pool = hostPool({
+      connectionString: throughPort(proxy.port),
+      application_name: applicationName,
+    });
+    try {
+      const pending = migrate({ pool, schema }).catch((e: unknown) => e);
+      await proxy.held;
+      expect(await terminate(applicationName)).toBe(1);
+      await proxy.upstreamClosed;
+      proxy.release();
+      expect(isUnavailable(await pending)).toBe(true);
+    } finally {
+      await pool.end();
+      await proxy.close();
+    }
   });
 });
 

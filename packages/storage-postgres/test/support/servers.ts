@@ -86,3 +86,83 @@ export async function tcpProxy(
       }),
   };
 }
+
+// ReadyForQuery, idle: the last message of a connection's startup.
+const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
+
+export interface StartupHoldingProxy {
+  readonly port: number;
+  /** Settles when the first connection's startup is done on the server, and held back. */
+  readonly held: Promise<void>;
+  /** Settles when the server has closed that connection. */
+  readonly upstreamClosed: Promise<void>;
+  /** Sends the client everything held back, in one write, then ends the connection. */
+  release(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of `host:port` that holds back the server's bytes from the
+ * end of the first connection's startup on, until `release()`. Whatever the server sends
+ * meanwhile (a FATAL from pg_terminate_backend, say) then reaches the client in the same read
+ * as its ReadyForQuery, as it does from a busy client process that reads its socket late.
+ * Later connections pass straight through.
+ */
+export async function startupHoldingProxy(
+  host: string,
+  port: number,
+): Promise<StartupHoldingProxy> {
+  const sockets = new Set<Socket>();
+  const heldBytes: Buffer[] = [];
+  let holding: Socket | undefined;
+  let first = true;
+  let onHeld = (): void => undefined;
+  let onClosed = (): void => undefined;
+  const held = new Promise<void>((resolve) => (onHeld = resolve));
+  const upstreamClosed = new Promise<void>((resolve) => (onClosed = resolve));
+  const server = await listen(
+    createServer((client) => {
+      const upstream = connect(port, host);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => sockets.delete(socket));
+      }
+      client.pipe(upstream);
+      client.on('close', () => upstream.destroy());
+      if (!first) {
+        upstream.pipe(client);
+        return;
+      }
+      first = false;
+      upstream.on('data', (chunk: Buffer) => {
+        if (holding !== undefined) {
+          heldBytes.push(chunk);
+          return;
+        }
+        const at = chunk.indexOf(READY_FOR_QUERY);
+        if (at === -1) {
+          client.write(chunk);
+          return;
+        }
+        holding = client;
+        heldBytes.push(chunk);
+        onHeld();
+      });
+      upstream.on('close', () => onClosed());
+    }),
+  );
+  return {
+    port: portOf(server),
+    held,
+    upstreamClosed,
+    release() {
+      holding?.end(Buffer.concat(heldBytes));
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,65 @@
+import type { Pool, PoolClient } from 'pg';
+
+/** A pooled connection held for one piece of work, with its `error` listener in place. */
+export interface Lease {
+  readonly client: PoolClient;
+  /** Gives the connection back; with an error, the pool closes it instead. Safe to call twice. */
+  release(error?: Error): void;
+  /** True once `release` has run. */
+  readonly released: boolean;
+}
+
+const ignore = (): void => undefined;
+
+/**
+ * `pool.connect()` that never leaves a connection without an `error` listener.
+ *
+ * pg-pool takes its own listener off a connection as it hands it out. A connection that dies
+ * while held emits `error`, and an unheard `error` crashes the process. The promise form of
+ * `connect()` resolves a microtask later, while the socket may already hold more messages
+ * (ReadyForQuery, then a FATAL from `pg_terminate_backend` or a shutdown, read in one chunk),
+ * which pg dispatches at once. The callback form runs inside the hand-out, so the listener is
+ * attached before pg can dispatch anything else. The same failure reaches the next query, which
+ * is what callers report.
+ *
+ * With `millis`, a connection that arrives later goes straight back and the lease rejects.
+ */
+export function lease(pool: Pool, millis?: number): Promise<Lease> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const timer =
+      millis === undefined
+        ? undefined
+        : setTimeout(() => {
+            settled = true;
+            reject(new Error('timeout exceeded when trying to connect'));
+          }, millis);
+    timer?.unref();
+    pool.connect((error, client, done) => {
+      clearTimeout(timer);
+      if (error || client === undefined) {
+        if (!settled) reject(error ?? new Error('the pool gave no connection'));
+        settled = true;
+        return;
+      }
+      client.on('error', ignore);
+      let released = false;
+      const release = (failure?: Error): void => {
+        if (released) return;
+        released = true;
+        client.off('error', ignore);
+        done(failure);
+      };
+      if (settled) release();
+      else
+        resolve({
+          client,
+          release,
+          get released() {
+            return released;
+          },
+        });
+      settled = true;
+    });
+  });
+}
