@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, loadMigrations, migrate } from '../src/index.js';
 import { runCli } from '../src/run-cli.js';
 import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
-import { expectLockTimeout } from './support/migration-lock.js';
+import { expectLockTimeout, holdMigrationLock } from './support/migration-lock.js';
 
 const admin = hostPool();
 const schemas: string[] = [];
@@ -166,6 +166,47 @@ describe('petstore-migrate CLI', () => {
       ),
     ).toBe(2);
     expect(err.join('\n')).toMatch(/DATABASE_URL is not set[\s\S]*Usage: /);
+  });
+
+  it('--lock-timeout-ms bounds the wait for another instance: exits 1 saying so; a bad value exits 2', async () => {
+    const schema = freshSchema('cli');
+    const env = { DATABASE_URL: postgresUrl() };
+    const err: string[] = [];
+    const lock = await holdMigrationLock(admin, schema);
+    try {
+      const started = Date.now();
+      expect(
+        await runCli(
+          ['--schema', schema, '--lock-timeout-ms', '300'],
+          env,
+          () => undefined,
+          (l) => err.push(l),
+        ),
+      ).toBe(1);
+      // The default wait is 5000 ms: finishing well before it shows the option took effect.
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      await lock.release();
+    }
+    expect(err).toEqual([
+      expect.stringMatching(
+        new RegExp(`^migration failed: migrating schema "${schema}" waited 300 ms for a lock`),
+      ),
+    ]);
+    for (const bad of ['0', '-5', '1.5', '1e3', 'soon', '']) {
+      const usage: string[] = [];
+      expect(
+        await runCli(
+          [`--lock-timeout-ms=${bad}`],
+          env,
+          () => undefined,
+          (l) => usage.push(l),
+        ),
+      ).toBe(2);
+      expect(usage.join('\n')).toContain(
+        `--lock-timeout-ms must be a positive whole number of milliseconds, got "${bad}"`,
+      );
+    }
   });
 
   it('exits 1 without printing the connection string when the server is unreachable', async () => {
