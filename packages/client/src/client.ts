@@ -1,3 +1,4 @@
+import { startDeadline, untilAborted } from './deadline.js';
 import { errorFromAnswer, PetStoreError } from './errors.js';
 import { cursorOf, nextLink } from './link.js';
 import { backoffMs, type RetryEvent, type RetryReason, retryAfterMs, sleep } from './retry.js';
@@ -9,17 +10,35 @@ export interface PetStoreClientOptions {
   /** Sent as `Authorization: Bearer <apiKey>`. */
   readonly apiKey: string;
   /**
-   * Retries after the first attempt, on a 503, a network error, and (creates only) a 409
-   * `idempotency_key_in_use`. Default 3. Any other answer is final.
+   * Retries after the first attempt, on a 503, a network error, a timeout, and (creates only) a
+   * 409 `idempotency_key_in_use`. Default 3. Any other answer is final.
    */
   readonly retries?: number;
+  /**
+   * Milliseconds each attempt may take, from sending the request to the last byte of the
+   * answer's body. Default 10 000 (`DEFAULT_TIMEOUT_MS`). An attempt cut at its time counts
+   * as a network failure: retried like one (a create with the same `Idempotency-Key`), then
+   * thrown as a `PetStoreError` with status 0 and code `timeout`. A whole number from 1 to
+   * 2 147 483 647 (what `setTimeout` takes). To bound a call with its retries, pass a `signal`.
+   */
+  readonly timeoutMs?: number;
   /** A fetch to use instead of the global one (a proxy agent, a test double, a polyfill). */
   readonly fetch?: typeof globalThis.fetch;
   /** Called before each wait between attempts. */
   readonly onRetry?: (event: RetryEvent) => void;
 }
 
-export interface CreatePetOptions {
+/** Per call, on every method. */
+export interface CallOptions {
+  /**
+   * Cancels the call: its request is aborted, a wait between attempts ends, and no further
+   * attempt is made. The call rejects with `signal.reason` (an `AbortError` `DOMException`
+   * unless you gave another), as `fetch` does, never with a `PetStoreError`.
+   */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface CreatePetOptions extends CallOptions {
   /**
    * Sent as `Idempotency-Key` on every attempt. Default: a random UUID per call. Pass your own
    * to make a create safe across process restarts too (the service remembers it for 24 h).
@@ -38,22 +57,28 @@ export interface PetStoreClient {
    */
   createPet(newPet: NewPet, options?: CreatePetOptions): Promise<Pet>;
   /** `GET /pets`: one page, ascending by id, and the cursor of the next. */
-  listPets(query?: ListPetsQuery): Promise<Page<Pet>>;
-  /** Every pet matching `query`, page after page, following `Link: rel="next"`. */
-  pets(query?: PetsQuery): AsyncIterableIterator<Pet>;
+  listPets(query?: ListPetsQuery, options?: CallOptions): Promise<Page<Pet>>;
+  /**
+   * Every pet matching `query`, page after page, following `Link: rel="next"`. An aborted
+   * `signal` ends the walk at the next pet.
+   */
+  pets(query?: PetsQuery, options?: CallOptions): AsyncIterableIterator<Pet>;
   /**
    * `GET /pets/{petId}`.
    * @deprecated The service removes this operation on 5 December 2030 (its `Sunset` header).
    * Use `listPets` or `pets` with a `status` filter instead.
    */
-  getPet(petId: number): Promise<Pet>;
+  getPet(petId: number, options?: CallOptions): Promise<Pet>;
   /** `GET /store/orders`: one page of orders and the cursor of the next. */
-  listOrders(query?: ListOrdersQuery): Promise<Page<Order>>;
+  listOrders(query?: ListOrdersQuery, options?: CallOptions): Promise<Page<Order>>;
   /** Every order, page after page, following `Link: rel="next"`. */
-  orders(query?: OrdersQuery): AsyncIterableIterator<Order>;
+  orders(query?: OrdersQuery, options?: CallOptions): AsyncIterableIterator<Order>;
 }
 
 export const DEFAULT_RETRIES = 3;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** The longest delay `setTimeout` takes; a longer one fires at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 interface Call {
   readonly operation: string;
@@ -61,6 +86,7 @@ interface Call {
   readonly url: string;
   readonly body?: string;
   readonly idempotencyKey?: string;
+  readonly signal?: AbortSignal | undefined;
 }
 
 interface Answer<T> {
@@ -94,6 +120,12 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
   if (!Number.isInteger(retries) || retries < 0) {
     throw new TypeError(`retries must be a whole number of at least 0, got ${retries}`);
   }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new TypeError(
+      `timeoutMs must be a whole number from 1 to ${MAX_TIMEOUT_MS}, got ${timeoutMs}`,
+    );
+  }
   // The global is looked up per call and never detached: browsers reject a fetch called
   // with another `this`.
   const fetchOnce = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -104,28 +136,47 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     ...(call.idempotencyKey === undefined ? {} : { 'idempotency-key': call.idempotencyKey }),
   });
 
+  /** The answer with its whole body; throws when none came, whole, within `signal`'s time. */
+  const receive = async (call: Call, signal: AbortSignal) => {
+    const init: RequestInit = {
+      method: call.method,
+      headers: headers(call),
+      signal,
+      ...(call.body === undefined ? {} : { body: call.body }),
+    };
+    const response = await untilAborted(fetchOnce(call.url, init), signal);
+    return { response, text: await untilAborted(response.text(), signal) };
+  };
+
   /** One attempt: the parsed 2xx body, or the failure and whether it may be retried. */
   const attempt = async <T>(call: Call): Promise<Attempt<T>> => {
+    const deadline = startDeadline(timeoutMs, call.signal);
     let response: Response;
+    let text: string;
     try {
-      response = await fetchOnce(call.url, {
-        method: call.method,
-        headers: headers(call),
-        ...(call.body === undefined ? {} : { body: call.body }),
-      });
+      ({ response, text } = await receive(call, deadline.signal));
     } catch (error) {
-      // No answer: refused, reset, DNS... The request may or may not have arrived, which is
-      // safe to retry for reads and for creates carrying an Idempotency-Key.
+      // The caller's cancel is theirs to handle: never retried, never wrapped.
+      if (call.signal?.aborted) throw call.signal.reason;
+      // No (complete) answer: refused, reset, DNS, out of time... The request may or may not
+      // have arrived, which is safe to retry for reads and for creates carrying an
+      // Idempotency-Key.
+      const code = deadline.timedOut() ? 'timeout' : 'network_error';
       const reason = error instanceof Error ? error.message : String(error);
+      const what = `${call.method} ${call.url}`;
       const failure = new PetStoreError({
         status: 0,
-        code: 'network_error',
-        message: `No answer from ${call.method} ${call.url}: ${reason}`,
+        code,
+        message:
+          code === 'timeout'
+            ? `No complete answer from ${what} within ${timeoutMs} ms`
+            : `No answer from ${what}: ${reason}`,
         cause: error,
       });
-      return { failure, retryAs: 'network_error', retryAfter: null };
+      return { failure, retryAs: code, retryAfter: null };
+    } finally {
+      deadline.end();
     }
-    const text = await response.text();
     if (response.ok) return { answer: { value: JSON.parse(text) as T, response } };
     const failure = errorFromAnswer(response, text);
     const retryAfter = response.headers.get('retry-after');
@@ -139,6 +190,7 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
 
   /** One call with its retries: the parsed 2xx body, or a thrown PetStoreError. */
   const send = async <T>(call: Call): Promise<Answer<T>> => {
+    call.signal?.throwIfAborted();
     for (let retry = 1; ; retry++) {
       const result = await attempt<T>(call);
       if ('answer' in result) return result.answer;
@@ -156,12 +208,16 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
         idempotencyKey: call.idempotencyKey,
         requestId: failure.requestId,
       });
-      await sleep(waitMs);
+      await sleep(waitMs, call.signal);
     }
   };
 
-  const page = async <T>(operation: string, url: string): Promise<Page<T> & { next?: string }> => {
-    const { value, response } = await send<T[]>({ operation, method: 'GET', url });
+  const page = async <T>(
+    operation: string,
+    url: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Page<T> & { next?: string }> => {
+    const { value, response } = await send<T[]>({ operation, method: 'GET', url, signal });
     const next = nextLink(response.headers.get('link'));
     return {
       items: value,
@@ -170,11 +226,19 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     };
   };
 
-  async function* walk<T>(operation: string, first: string): AsyncIterableIterator<T> {
+  async function* walk<T>(
+    operation: string,
+    first: string,
+    signal: AbortSignal | undefined,
+  ): AsyncIterableIterator<T> {
     let url: string | undefined = first;
     while (url !== undefined) {
-      const current: Page<T> & { next?: string } = await page<T>(operation, url);
-      yield* current.items;
+      const current: Page<T> & { next?: string } = await page<T>(operation, url, signal);
+      for (const item of current.items) {
+        // Stop at once, not at the end of a page already fetched.
+        signal?.throwIfAborted();
+        yield item;
+      }
       url = current.next;
     }
   }
@@ -186,23 +250,26 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
   const strip = <T>({ items, nextCursor }: Page<T>): Page<T> => ({ items, nextCursor });
 
   return {
-    async createPet(newPet, { idempotencyKey = globalThis.crypto.randomUUID() } = {}) {
+    async createPet(newPet, { idempotencyKey = globalThis.crypto.randomUUID(), signal } = {}) {
       const { value } = await send<Pet>({
         operation: 'createPet',
         method: 'POST',
         url: `${base}/pets`,
         body: JSON.stringify(newPet),
         idempotencyKey,
+        signal,
       });
       return value;
     },
-    listPets: async (query = {}) => strip(await page<Pet>('listPets', petsUrl(query))),
-    pets: (query = {}) => walk<Pet>('listPets', petsUrl(query)),
-    async getPet(petId) {
+    listPets: async (query = {}, { signal } = {}) =>
+      strip(await page<Pet>('listPets', petsUrl(query), signal)),
+    pets: (query = {}, { signal } = {}) => walk<Pet>('listPets', petsUrl(query), signal),
+    async getPet(petId, { signal } = {}) {
       const url = `${base}/pets/${encodeURIComponent(String(petId))}`;
-      return (await send<Pet>({ operation: 'getPet', method: 'GET', url })).value;
+      return (await send<Pet>({ operation: 'getPet', method: 'GET', url, signal })).value;
     },
-    listOrders: async (query = {}) => strip(await page<Order>('listOrders', ordersUrl(query))),
-    orders: (query = {}) => walk<Order>('listOrders', ordersUrl(query)),
+    listOrders: async (query = {}, { signal } = {}) =>
+      strip(await page<Order>('listOrders', ordersUrl(query), signal)),
+    orders: (query = {}, { signal } = {}) => walk<Order>('listOrders', ordersUrl(query), signal),
   };
 }

@@ -1,6 +1,6 @@
 import type { ErrorDetail } from './types.js';
 
-/** The codes the service answers with, and the two the client adds (see `PetStoreError`). */
+/** The codes the service answers with, and the three the client adds (see `PetStoreError`). */
 export type PetStoreErrorCode =
   | 'unauthorized'
   | 'invalid_request'
@@ -15,6 +15,8 @@ export type PetStoreErrorCode =
   | 'internal_error'
   /** No answer at all (connection refused or cut), after the retries. `status` is 0. */
   | 'network_error'
+  /** No complete answer (headers and body) within `timeoutMs`, after the retries. `status` is 0. */
+  | 'timeout'
   /** An answer that is not the service's JSON error body (a proxy's HTML page, say). */
   | 'unexpected_response'
   // Codes a newer service may add still type-check, while the known ones autocomplete.
@@ -32,7 +34,7 @@ export interface PetStoreErrorFields {
 /** Every failure of a client call: the service's Error body, plus the answer's `X-Request-Id`. */
 export class PetStoreError extends Error {
   override readonly name = 'PetStoreError';
-  /** The HTTP status; 0 when no answer came (`network_error`). */
+  /** The HTTP status; 0 when no answer came (`network_error`, `timeout`). */
   readonly status: number;
   readonly code: PetStoreErrorCode;
   /** Which fields were wrong, for validation errors; empty otherwise. */

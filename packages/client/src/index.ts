@@ -1,7 +1,9 @@
 export {
+  type CallOptions,
   type CreatePetOptions,
   createPetStoreClient,
   DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_MS,
   type OrdersQuery,
   type PetStoreClient,
   type PetStoreClientOptions,

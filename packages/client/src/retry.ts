@@ -1,5 +1,10 @@
 /** Why an attempt is retried. */
-export type RetryReason = 'service_unavailable' | 'idempotency_key_in_use' | 'network_error';
+export type RetryReason =
+  | 'service_unavailable'
+  | 'idempotency_key_in_use'
+  | 'network_error'
+  /** No complete answer within `timeoutMs`. */
+  | 'timeout';
 
 /** Reported before each wait, so a caller can log or count retries. */
 export interface RetryEvent {
@@ -8,7 +13,7 @@ export interface RetryEvent {
   /** 1 for the first retry. */
   readonly retry: number;
   readonly reason: RetryReason;
-  /** The status of the failed attempt; 0 for a network error. */
+  /** The status of the failed attempt; 0 for a network error or a timeout. */
   readonly status: number;
   /** How long the client waits before the retry. */
   readonly waitMs: number;
@@ -45,5 +50,21 @@ export function backoffMs(retry: number, random: () => number = Math.random): nu
   return step / 2 + random() * (step / 2);
 }
 
-export const sleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`; rejects with the signal's reason as soon as it aborts (or at once if it has). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+}

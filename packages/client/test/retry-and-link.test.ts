@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cursorOf, nextLink } from '../src/link.js';
-import { BASE_BACKOFF_MS, backoffMs, MAX_BACKOFF_MS, retryAfterMs } from '../src/retry.js';
+import { BASE_BACKOFF_MS, backoffMs, MAX_BACKOFF_MS, retryAfterMs, sleep } from '../src/retry.js';
 
 describe('nextLink', () => {
   it('finds rel="next" among other links, quoted or not, in a relation list', () => {
@@ -42,5 +42,16 @@ describe('waits', () => {
     expect(backoffMs(30, () => 1)).toBe(MAX_BACKOFF_MS);
     const spread = new Set(Array.from({ length: 20 }, () => backoffMs(2)));
     expect(spread.size).toBeGreaterThan(1);
+  });
+
+  it('sleeps until the signal aborts, then rejects with its reason; never starts when aborted', async () => {
+    const controller = new AbortController();
+    const started = performance.now();
+    const waiting = sleep(10_000, controller.signal);
+    setTimeout(() => controller.abort(new Error('gone')), 20);
+    await expect(waiting).rejects.toThrow('gone');
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await expect(sleep(10_000, controller.signal)).rejects.toThrow('gone');
+    await expect(sleep(1, new AbortController().signal)).resolves.toBeUndefined();
   });
 });

@@ -1,0 +1,65 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SeenRequest {
+  readonly at: number;
+  readonly method: string;
+  readonly url: string;
+  readonly idempotencyKey: string | undefined;
+}
+
+export interface StubServer {
+  /** The base URL to give the client: `http://127.0.0.1:<port>/v1`. */
+  readonly baseUrl: string;
+  /** Every request that reached the server, in order. */
+  readonly requests: SeenRequest[];
+  /** Resolves once `count` requests have arrived. */
+  received(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real HTTP server on 127.0.0.1 that misbehaves as `handle` says (never answers, stalls a
+ * body...), counting what reaches it. Its connections are cut on `close`.
+ */
+export async function stubServer(
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<StubServer> {
+  const requests: SeenRequest[] = [];
+  const waiting: { count: number; resolve: () => void }[] = [];
+  const server = createServer((request, response) => {
+    const key = request.headers['idempotency-key'];
+    requests.push({
+      at: performance.now(),
+      method: request.method ?? '',
+      url: request.url ?? '',
+      idempotencyKey: Array.isArray(key) ? key[0] : key,
+    });
+    for (const waiter of waiting.filter((one) => requests.length >= one.count)) waiter.resolve();
+    handle(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    received: (count) =>
+      requests.length >= count
+        ? Promise.resolve()
+        : new Promise((resolve) => waiting.push({ count, resolve })),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+/** Accepts the request and never answers. */
+export const neverAnswer = (): void => {};
+
+/** Sends a 200's headers and the start of a JSON body, then nothing more. */
+export const stallBody = (_request: IncomingMessage, response: ServerResponse): void => {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.write('[{"id":1,');
+};
