@@ -77,3 +77,9 @@ it("runs the client README's example", async () => {
   expect(lines[2]).toMatch(/^\d+ Nemo$/);
   expect(lines[3]).toMatch(/^422 idempotency_key_reused [0-9a-f-]{36}$/);
 }, 60_000);
+
+it("runs the client README's time limits and cancelling example", async () => {
+  const code = await snippet(new URL('../README.md', import.meta.url), 'client-timeouts');
+  const output = await runSnippet('client-timeouts', code);
+  expect(output.trim().split('\n')).toEqual(['AbortError', 'true']);
+}, 60_000);
