@@ -1,5 +1,5 @@
 import { startDeadline, untilAborted } from './deadline.js';
-import { errorFromAnswer, PetStoreError } from './errors.js';
+import { bodyOfSuccess, errorFromAnswer, PetStoreError } from './errors.js';
 import { cursorOf, nextLink } from './link.js';
 import { backoffMs, type RetryEvent, type RetryReason, retryAfterMs, sleep } from './retry.js';
 import type { ListOrdersQuery, ListPetsQuery, NewPet, Order, Page, Pet } from './types.js';
@@ -177,7 +177,13 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     } finally {
       deadline.end();
     }
-    if (response.ok) return { answer: { value: JSON.parse(text) as T, response } };
+    if (response.ok) {
+      const body = bodyOfSuccess(response, text);
+      // Not the service's answer: asking again would only fetch the same page.
+      if (body instanceof PetStoreError)
+        return { failure: body, retryAs: undefined, retryAfter: null };
+      return { answer: { value: body.value as T, response } };
+    }
     const failure = errorFromAnswer(response, text);
     const retryAfter = response.headers.get('retry-after');
     if (response.status === 503) return { failure, retryAs: 'service_unavailable', retryAfter };

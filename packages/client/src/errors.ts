@@ -76,10 +76,30 @@ export function errorFromAnswer(response: Response, text: string): PetStoreError
       requestId,
     });
   }
+  return unexpectedAnswer(response, '');
+}
+
+/** An answer that is not what the service sends (a proxy's page, a cut-off body). */
+function unexpectedAnswer(response: Response, why: string): PetStoreError {
   return new PetStoreError({
     status: response.status,
     code: 'unexpected_response',
-    message: `Unexpected answer: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`,
-    requestId,
+    message: `Unexpected answer: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${why}.`,
+    requestId: response.headers.get('x-request-id') ?? undefined,
   });
+}
+
+/**
+ * The parsed body of a 2xx answer, or an `unexpected_response` error when it is not JSON (a
+ * captive portal's or a misrouted proxy's 200 page): callers see a PetStoreError either way.
+ */
+export function bodyOfSuccess(
+  response: Response,
+  text: string,
+): { value: unknown } | PetStoreError {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return unexpectedAnswer(response, ' with a body that is not JSON');
+  }
 }
