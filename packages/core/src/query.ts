@@ -48,9 +48,27 @@ export const CursorParamSchema = v.pipe(
   v.description('Opaque position from the `Link: rel="next"` header of the previous page.'),
 );
 
-/** Opaque to clients; today the base64url of the last id seen. */
-export const encodeCursor = (lastId: number): string =>
-  Buffer.from(String(lastId)).toString('base64url');
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * Opaque to clients; today the base64url (unpadded) of the last id's digits.
+ * Encoded by hand: a Buffer round trip cost more than the rest of a page's Link.
+ */
+export function encodeCursor(lastId: number): string {
+  const digits = String(lastId);
+  let cursor = '';
+  for (let i = 0; i < digits.length; i += 3) {
+    const left = digits.length - i;
+    const bits =
+      (digits.charCodeAt(i) << 16) |
+      (left > 1 ? digits.charCodeAt(i + 1) << 8 : 0) |
+      (left > 2 ? digits.charCodeAt(i + 2) : 0);
+    cursor += BASE64URL.charAt((bits >> 18) & 63) + BASE64URL.charAt((bits >> 12) & 63);
+    if (left > 1) cursor += BASE64URL.charAt((bits >> 6) & 63);
+    if (left > 2) cursor += BASE64URL.charAt(bits & 63);
+  }
+  return cursor;
+}
 
 export function decodeCursor(cursor: string): number | undefined {
   if (!v.is(CursorParamSchema, cursor)) return undefined;

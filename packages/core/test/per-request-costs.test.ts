@@ -10,6 +10,18 @@ describe('generated request ids', () => {
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     }
   });
+
+  it('count up by one in the last group, across every carry', () => {
+    const ids = Array.from({ length: 1_000 }, generateRequestId);
+    for (let i = 1; i < ids.length; i++) {
+      const [before, after] = [ids[i - 1] ?? '', ids[i] ?? ''];
+      expect(after.slice(0, 24)).toBe(before.slice(0, 24));
+      expect([before, Number.parseInt(after.slice(24), 16)]).toEqual([
+        before,
+        Number.parseInt(before.slice(24), 16) + 1,
+      ]);
+    }
+  });
 });
 
 describe('the key check, once a token is verified', () => {
