@@ -1,5 +1,6 @@
 import { isApiError } from '../errors.js';
 import { nextLink, parsePageParams, parseStatusParam } from '../query.js';
+import type { Pet } from '../schemas.js';
 import { type Handler, reply } from './context.js';
 import { presentPet } from './present.js';
 
@@ -13,7 +14,8 @@ export const listPets: Handler = ({ query, options, basePath }) => {
   // One row more than asked tells whether a next page exists.
   const rows = options.storage.listPets({ status, afterId: page.afterId, limit: page.limit + 1 });
   return Promise.resolve(rows).then((found) => {
-    const pets = found.slice(0, page.limit).map(presentPet);
+    const pets: Pet[] = [];
+    for (let i = 0; i < found.length && i < page.limit; i++) pets.push(presentPet(found[i] as Pet));
     const last = pets.at(-1);
     return found.length > page.limit && last !== undefined
       ? reply(200, pets, { link: nextLink(`${basePath}/pets`, page.limit, last.id, status) })
