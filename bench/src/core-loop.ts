@@ -2,6 +2,7 @@
  * `handle()` in a loop, for profiling the core without HTTP:
  *   node --cpu-prof --conditions=@petstore/source --import tsx src/core-loop.ts list 5
  * Prints calls per second; the profile lands in the working directory.
+ * For section 2's ratios alone (handle() against its baseline): src/core-alone-run.ts.
  */
 import { coreRequests } from './measurements/core-alone.js';
 import { benchStore, seededMemoryStorage } from './servers/ours.js';

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type ApiError, apiError } from './errors.js';
 import type { RequestHeaders } from './http.js';
+import { VerifiedHeaders } from './verified-headers.js';
 
 /**
  * Who sent the request. `id` scopes Idempotency-Keys: `id:<id>` for a key
@@ -171,27 +172,26 @@ export function createAuthenticator(options: {
     return found;
   };
   const principal = (id: string): Principal => ({ kind: 'principal', id });
-  // Authorization headers whose token was found among the listed keys, so a
-  // client's next request skips parsing and hashing. Only a header that matched
-  // goes in, and at most a few spellings per key, so a stream of bad tokens
-  // neither grows it nor learns anything from it: those always take the full
-  // digest comparison against every key.
-  const verified = new Map<string, Principal>();
-  const maxVerified = 4 * listed.length;
+  // Headers whose token matched a listed key, so a client's next request skips
+  // parsing and the comparison against every key: keyed by the header's digest,
+  // never its bytes (see VerifiedHeaders), at most a few spellings per key.
+  const verified = new VerifiedHeaders<Principal>(4 * listed.length);
 
   return (headers) => {
     const header = headers.authorization;
-    const known = typeof header === 'string' ? verified.get(header) : undefined;
-    if (known !== undefined) return known;
+    const headerDigest =
+      typeof header === 'string' && listed.length > 0 ? VerifiedHeaders.digest(header) : undefined;
+    if (headerDigest !== undefined) {
+      const known = verified.get(headerDigest);
+      if (known !== undefined) return known;
+    }
     const token = bearerToken(headers);
     if (token === undefined) return unauthorized(false);
     const tokenDigest = digest(token);
     const found = match(tokenDigest);
     if (found !== undefined) {
       const listedPrincipal = principal(found.scope ?? tokenDigest.toString('base64url'));
-      if (typeof header === 'string' && verified.size < maxVerified) {
-        verified.set(header, listedPrincipal);
-      }
+      if (headerDigest !== undefined) verified.remember(headerDigest, listedPrincipal);
       return listedPrincipal;
     }
     if (verify === undefined) return unauthorized(true);

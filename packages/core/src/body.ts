@@ -67,14 +67,15 @@ async function readLimited(
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-type Parsed =
-  | {
-      readonly kind: 'json';
-      readonly value: unknown;
-      /** Top-level properties (`''`: the root) whose number literal JSON.parse rounded. */
-      readonly rounded: readonly string[];
-    }
-  | ApiError;
+/** A body read and parsed as JSON. */
+export interface ParsedJson {
+  readonly kind: 'json';
+  readonly value: unknown;
+  /** Top-level properties (`''`: the root) whose number literal JSON.parse rounded. */
+  readonly rounded: readonly string[];
+}
+
+type Parsed = ParsedJson | ApiError;
 
 const json = (value: unknown, rounded: readonly string[] = []): Parsed => ({
   kind: 'json',

@@ -110,13 +110,15 @@ const CLIENT_CLOSED_REQUEST = 499;
 /** Never sent: an aborted request has no answer. */
 const GONE = apiError('internal_error', 'The client went away.');
 const NO_ROUTE = { route: undefined, operationId: undefined } as const;
+/** Only a bug gets here. */
+const bug = (error: unknown): Outcome => ({ ...NO_ROUTE, result: failure(error), error });
 
-/** Routed and let in: the handler is under way. */
+/** Routed and let in: the handler answered, or is under way. */
 interface Pending {
   readonly route: Route;
   readonly operationId: string;
   readonly headers: Record<string, string> | undefined;
-  readonly pending: Promise<HandlerResult>;
+  readonly pending: HandlerResult | Promise<HandlerResult>;
 }
 
 export function createPetStore(input: PetStoreOptions): PetStore {
@@ -200,66 +202,124 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       const site = { method: request.method, route: route.template, requestId };
       callHook(hooks, hooks.onDeprecatedCall, event, site);
     }
-    return { route, operationId, headers, pending: operation.handler(context) };
+    let pending: HandlerResult | Promise<HandlerResult>;
+    try {
+      pending = operation.handler(context);
+    } catch (error) {
+      // Answered like a rejection: with its route, and a client that left is no failure.
+      pending = Promise.reject(error);
+    }
+    return { route, operationId, headers, pending };
+  }
+
+  /** The handler's result, once it settles; never rejects. */
+  function answer(
+    request: PetStoreRequest,
+    requestId: string,
+    started: number,
+    step: Step,
+  ): Promise<PetStoreResponse> {
+    if (!('pending' in step)) return Promise.resolve(finish(request, requestId, started, step));
+    const { route, operationId, headers, pending } = step;
+    if (!(pending instanceof Promise)) {
+      return Promise.resolve(answered(request, requestId, started, step, pending));
+    }
+    return pending.then(
+      (result) => answered(request, requestId, started, step, result),
+      (error: unknown) =>
+        // A failing body stream is a client that left; anything else, a failure.
+        finish(
+          request,
+          requestId,
+          started,
+          error instanceof ClientAbortedError
+            ? { route, operationId, headers, result: GONE, aborted: true }
+            : { route, operationId, headers, result: failure(error), error },
+        ),
+    );
+  }
+
+  /** The handler's answer: without hooks, nothing to report and no outcome to build. */
+  function answered(
+    request: PetStoreRequest,
+    requestId: string,
+    started: number,
+    step: Pending,
+    result: HandlerResult,
+  ): PetStoreResponse {
+    if (hooks.onResponse === undefined && hooks.onError === undefined) {
+      return toResponse(result, step.headers, requestId);
+    }
+    const { route, operationId, headers } = step;
+    return finish(request, requestId, started, { route, operationId, headers, result });
+  }
+
+  /** The response for an outcome, with the hooks told. */
+  function finish(
+    request: PetStoreRequest,
+    requestId: string,
+    started: number,
+    outcome: Outcome,
+  ): PetStoreResponse {
+    const { onResponse, onError } = hooks;
+    const reportError = 'error' in outcome && !isStorageUnavailable(outcome.error);
+    const site: HookSite | undefined =
+      onResponse === undefined && !(reportError && onError !== undefined)
+        ? undefined
+        : { method: request.method, route: outcome.route?.template, requestId };
+    if (reportError && site !== undefined) {
+      callHook(hooks, onError, { error: outcome.error, ...site }, site);
+    }
+    const response: PetStoreResponse =
+      outcome.aborted === true
+        ? {
+            status: CLIENT_CLOSED_REQUEST,
+            headers: { 'x-request-id': requestId },
+            body: undefined,
+            aborted: true,
+          }
+        : toResponse(outcome.result, outcome.headers, requestId);
+    if (onResponse !== undefined && site !== undefined) {
+      const event: ResponseEvent = {
+        ...site,
+        operationId: outcome.operationId,
+        status: response.status,
+        durationMs: performance.now() - started,
+        requestId,
+        ...(outcome.aborted === true ? { aborted: true } : {}),
+      };
+      callHook(hooks, onResponse, event, site);
+    }
+    return response;
   }
 
   return {
     options,
     openApiDocument,
-    async handle(request) {
-      // Hooks are optional: without them no event (and no clock reading) is made.
-      const { onResponse, onError } = hooks;
-      const started = onResponse === undefined ? 0 : performance.now();
-      const requestId = requestIdOf(request.headers);
-      let outcome: Outcome;
+    handle(request) {
       try {
-        let step = dispatch(request, requestId);
-        if (step instanceof Promise) step = await step;
-        if ('pending' in step) {
-          const { route, operationId, headers } = step;
-          try {
-            outcome = { route, operationId, headers, result: await step.pending };
-          } catch (error) {
-            // A failing body stream is a client that left; anything else, a failure.
-            outcome =
-              error instanceof ClientAbortedError
-                ? { route, operationId, headers, result: GONE, aborted: true }
-                : { route, operationId, headers, result: failure(error), error };
-          }
-        } else outcome = step;
+        // Hooks are optional: without them no event (and no clock reading) is made.
+        const started = hooks.onResponse === undefined ? 0 : performance.now();
+        const requestId = requestIdOf(request.headers);
+        // Promise chains rather than async functions: a create or a list then waits
+        // once, on the storage, with no extra promise layer per step.
+        let step: Step | Promise<Step>;
+        try {
+          step = dispatch(request, requestId);
+        } catch (error) {
+          return Promise.resolve(finish(request, requestId, started, bug(error)));
+        }
+        if (step instanceof Promise) {
+          return step.then(
+            (settled) => answer(request, requestId, started, settled),
+            (error: unknown) => finish(request, requestId, started, bug(error)),
+          );
+        }
+        return answer(request, requestId, started, step);
       } catch (error) {
-        // Only a bug gets here.
-        outcome = { ...NO_ROUTE, result: failure(error), error };
+        // A request without headers, say: a promise all the same, as an async function gives.
+        return Promise.reject(error);
       }
-      const reportError = 'error' in outcome && !isStorageUnavailable(outcome.error);
-      const site: HookSite | undefined =
-        onResponse === undefined && !(reportError && onError !== undefined)
-          ? undefined
-          : { method: request.method, route: outcome.route?.template, requestId };
-      if (reportError && site !== undefined) {
-        callHook(hooks, onError, { error: outcome.error, ...site }, site);
-      }
-      const response: PetStoreResponse =
-        outcome.aborted === true
-          ? {
-              status: CLIENT_CLOSED_REQUEST,
-              headers: { 'x-request-id': requestId },
-              body: undefined,
-              aborted: true,
-            }
-          : toResponse(outcome.result, outcome.headers, requestId);
-      if (onResponse !== undefined && site !== undefined) {
-        const event: ResponseEvent = {
-          ...site,
-          operationId: outcome.operationId,
-          status: response.status,
-          durationMs: performance.now() - started,
-          requestId,
-          ...(outcome.aborted === true ? { aborted: true } : {}),
-        };
-        callHook(hooks, onResponse, event, site);
-      }
-      return response;
     },
   };
 }

@@ -6,11 +6,14 @@
  */
 const TOKEN = /"(?:[^"\\]|\\.)*"|(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)|([{[])|([}\]])|(:)/g;
 
+/** A fraction, an exponent or 16 digits in a row: only those can round (made once, not per call). */
+const MAY_ROUND = /\d[.eE]|\d{16}/;
+
 /** What the body's top level holds a rounded literal under: a property name, or `''` for the root itself. */
 export function findRoundedNumbers(text: string): string[] {
   // Fast path: most bodies have no fraction or exponent and only small integers. In JSON a
   // fraction's `.` and an exponent's `e` always follow a digit, so the `e` of "name" does not count.
-  if (!/\d[.eE]|\d{16}/.test(text)) return [];
+  if (!MAY_ROUND.test(text)) return [];
   const found: string[] = [];
   let depth = 0;
   let lastString = '';

@@ -8,11 +8,17 @@ const SANE = /^[\x21-\x7e]{1,128}$/;
  * Generated ids are UUIDs (RFC 9562 version 8, "custom"): 74 random bits
  * drawn once per 2^40 ids, then a counter. A request id must be unique, not
  * secret, and this costs a string concatenation instead of a random UUID's
- * formatting on every request.
+ * formatting on every request: the counter's last two hex digits come from a
+ * table, the other ten are formatted once per 256 ids.
  */
 let prefix = '';
+/** `prefix` and the counter's first ten hex digits. */
+let head = '';
 let counter = 0;
 const COUNTER_SPAN = 2 ** 40;
+const LAST_DIGITS: readonly string[] = Array.from({ length: 256 }, (_, byte) =>
+  byte.toString(16).padStart(2, '0'),
+);
 
 function renewPrefix(): void {
   const hex = randomBytes(10).toString('hex');
@@ -24,9 +30,14 @@ function renewPrefix(): void {
 
 /** A fresh, unique UUID-shaped id. */
 export function generateRequestId(): string {
-  if (prefix === '' || counter >= COUNTER_SPAN) renewPrefix();
-  const suffix = (counter++).toString(16).padStart(12, '0');
-  return prefix + suffix;
+  // `% 256`, not `& 0xff`: the counter passes 2^32.
+  const last = counter % 256;
+  if (last === 0) {
+    if (prefix === '' || counter >= COUNTER_SPAN) renewPrefix();
+    head = prefix + (counter / 256).toString(16).padStart(10, '0');
+  }
+  counter++;
+  return head + (LAST_DIGITS[last] ?? '');
 }
 
 /** The client's X-Request-Id when sane, else a fresh id. */

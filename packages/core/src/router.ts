@@ -61,8 +61,18 @@ export function compileRouter(operations: readonly OperationSpec[]): Router {
       ? { kind: 'method_not_allowed', route, allow: route.allow }
       : { kind: 'operation', route, operation, params };
   };
+  // A fixed path's matches never change: made once, not per request.
+  const fixedMatches = new Map<string, ReadonlyMap<string, Match>>();
+  for (const [path, route] of fixed) {
+    const byMethod = new Map<string, Match>();
+    for (const method of route.methods.keys())
+      byMethod.set(method, found(route, method, NO_PARAMS));
+    fixedMatches.set(path, byMethod);
+  }
 
   return (method, path) => {
+    const known = fixedMatches.get(path)?.get(method);
+    if (known !== undefined) return known;
     const route = fixed.get(path);
     if (route !== undefined) return found(route, method, NO_PARAMS);
     for (const { pattern, route } of templated) {

@@ -70,7 +70,7 @@ export const NewPetSchema = v.pipe(
 );
 export type NewPet = v.InferOutput<typeof NewPetSchema>;
 
-const NEW_PET_FIELDS: ReadonlySet<string> = new Set(['name', 'categoryId', 'status']);
+const STATUSES: ReadonlySet<unknown> = new Set(PET_STATUSES);
 
 /**
  * `NewPetSchema`'s rules for the common case, a valid body, written out by
@@ -80,9 +80,11 @@ const NEW_PET_FIELDS: ReadonlySet<string> = new Set(['name', 'categoryId', 'stat
  */
 export function isPlainNewPet(value: unknown): value is NewPet {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const keys = Object.keys(value);
-  if (keys.length > 3) return false;
-  for (const key of keys) if (!NEW_PET_FIELDS.has(key)) return false;
+  // `for in` walks a parsed body's keys without building an array; an inherited
+  // enumerable key (a polluted prototype) is refused here like an unknown one.
+  for (const key in value) {
+    if (key !== 'name' && key !== 'categoryId' && key !== 'status') return false;
+  }
   const { name, categoryId, status } = value as Record<string, unknown>;
   return (
     typeof name === 'string' &&
@@ -95,7 +97,7 @@ export function isPlainNewPet(value: unknown): value is NewPet {
     Number.isInteger(categoryId) &&
     categoryId >= 1 &&
     categoryId <= MAX_ID &&
-    (!Object.hasOwn(value, 'status') || (PET_STATUSES as readonly unknown[]).includes(status))
+    (status === undefined ? !Object.hasOwn(value, 'status') : STATUSES.has(status))
   );
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPetStore } from '../src/index.js';
+import { createPetStore, StorageUnavailableError } from '../src/index.js';
 import { arrayStorage } from './support/array-storage.js';
 
 const auth = { authorization: 'Bearer k' };
@@ -73,6 +73,30 @@ describe('createPetStore', () => {
       },
     });
     expect(res.status).toBe(200);
+  });
+
+  it('answers a storage that throws instead of rejecting as if it had rejected', async () => {
+    const errors: { error: unknown; route: string | undefined }[] = [];
+    const storage = arrayStorage();
+    const store = createPetStore({
+      storage: {
+        ...storage,
+        createPet: () => {
+          throw new Error('sync boom');
+        },
+        listPets: () => {
+          throw new StorageUnavailableError('down', { retryAfterSeconds: 3 });
+        },
+      },
+      apiKeys: ['k'],
+      hooks: { onError: ({ error, route }) => errors.push({ error, route }) },
+    });
+    const created = await create(store);
+    expect(created.status).toBe(500);
+    expect(errors).toEqual([{ error: new Error('sync boom'), route: '/pets' }]);
+    const list = await store.handle({ method: 'GET', path: '/pets', headers: auth });
+    expect([list.status, list.headers['retry-after']]).toEqual([503, '3']);
+    expect(errors).toHaveLength(1);
   });
 
   it('refuses a base path that is not a URL path, at construction', () => {

@@ -1,7 +1,9 @@
-import { readJsonBody } from '../body.js';
-import { apiError, isApiError } from '../errors.js';
+import type { Principal } from '../auth.js';
+import { type ParsedJson, readJsonBody } from '../body.js';
+import { type ApiError, apiError, isApiError } from '../errors.js';
 import { fingerprint, idempotencyKey } from '../idempotency.js';
-import type { Pet, PetInput } from '../schemas.js';
+import type { ResolvedOptions } from '../options.js';
+import type { NewPet, Pet, PetInput } from '../schemas.js';
 import { isPlainNewPet, NewPetSchema } from '../schemas.js';
 import { validateBody } from '../validation.js';
 import { type Handler, type HandlerResult, reply } from './context.js';
@@ -13,28 +15,55 @@ const created = (pet: Pet, basePath: string, replayed: boolean): HandlerResult =
   return reply(201, shown, replayed ? { location, 'idempotent-replayed': 'true' } : { location });
 };
 
-export const createPet: Handler = async ({ request, options, basePath, principal }) => {
+/** Not async: a refused request answers at once, and a create waits only on the storage. */
+export const createPet: Handler = ({ request, options, basePath, principal }) => {
   const key = idempotencyKey(request.headers);
   if (isApiError(key)) return key;
-  let body = readJsonBody(request.headers, request.body, options.maxBodyBytes);
-  if (body instanceof Promise) body = await body;
-  if (isApiError(body)) return body;
-  const input =
-    body.rounded.length === 0 && isPlainNewPet(body.value)
-      ? { ok: body.value }
-      : validateBody(NewPetSchema, body.value, 'pet', body.rounded);
-  if (isApiError(input)) return input;
+  const body = readJsonBody(request.headers, request.body, options.maxBodyBytes);
+  return body instanceof Promise
+    ? body.then((parsed) => store(parsed, key, options, basePath, principal))
+    : store(body, key, options, basePath, principal);
+};
 
-  const { name, categoryId, status = options.defaultStatus } = input.ok;
-  const pet: PetInput = { name, categoryId, status };
-  if (key === undefined || principal === undefined) {
-    return created(await options.storage.createPet(pet), basePath, false);
+function store(
+  body: ParsedJson | ApiError,
+  key: string | undefined,
+  options: ResolvedOptions,
+  basePath: string,
+  principal: Principal | undefined,
+): HandlerResult | Promise<HandlerResult> {
+  if (isApiError(body)) return body;
+  let input: NewPet;
+  if (body.rounded.length === 0 && isPlainNewPet(body.value)) input = body.value;
+  else {
+    const checked = validateBody(NewPetSchema, body.value, 'pet', body.rounded);
+    if (isApiError(checked)) return checked;
+    input = checked.ok;
   }
 
+  const { name, categoryId, status = options.defaultStatus } = input;
+  const pet: PetInput = { name, categoryId, status };
+  if (key === undefined || principal === undefined) {
+    // Promise.resolve: a storage may answer with any thenable, as `await` would take it.
+    return Promise.resolve(options.storage.createPet(pet)).then((stored) =>
+      created(stored, basePath, false),
+    );
+  }
+  return storeOnce(pet, input, key, options, basePath, principal);
+}
+
+async function storeOnce(
+  pet: PetInput,
+  input: NewPet,
+  key: string,
+  options: ResolvedOptions,
+  basePath: string,
+  principal: Principal,
+): Promise<HandlerResult> {
   const claim = {
     scope: principal.id,
     key,
-    fingerprint: fingerprint(input.ok),
+    fingerprint: fingerprint(input),
     retentionMs: options.idempotencyRetentionMs,
   };
   const outcome = await options.storage.createPetIdempotent(pet, claim);
@@ -55,4 +84,4 @@ export const createPet: Handler = async ({ request, options, basePath, principal
         { headers: { 'retry-after': '1' } },
       );
   }
-};
+}
