@@ -64,7 +64,11 @@ export const petStorePlugin: FastifyPluginCallback<PetStorePluginOptions> = (
     }
   };
 
-  const onRequest: onRequestHookHandler = answer;
+  // Not async and never calls `done`: the hijacked request needs nothing
+  // more from Fastify's hook runner (no promise to await, no preParsing step to skip).
+  const onRequest: onRequestHookHandler = (request, reply) => {
+    void answer(request, reply);
+  };
   const route = {
     method: fastify.supportedMethods,
     onRequest,
