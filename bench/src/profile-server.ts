@@ -1,8 +1,8 @@
 /**
  * One bench server under autocannon load, with a CPU profile of the server:
- *   node --conditions=@petstore/source --import tsx src/profile-server.ts fastify-ours list 10
- * The server child runs pinned like in the bench, with `--cpu-prof`; the
- * `.cpuprofile` lands in `--cpu-prof-dir` (default: the temp dir, printed).
+ *   node --conditions=@petstore/source --import tsx src/profile-server.ts fastify-ours list 10 [dir]
+ * The server child runs pinned like in the bench, with `--cpu-prof`; its
+ * `.cpuprofile` lands in `dir` (default: a new temp dir, printed).
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
