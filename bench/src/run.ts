@@ -26,7 +26,11 @@ import { renderAdapterMarkdown, renderJson, renderMarkdown } from './report.js';
 import type { AdapterResults, Framework, Machine, PageCostRow, Results } from './results.js';
 import { adapterTargets, allTargets } from './targets.js';
 
+// `pnpm bench -- --strict` hands the script a literal `--` before the options.
+const argv = process.argv.slice(2);
+const dashes = argv.indexOf('--');
 const { values: flags } = parseArgs({
+  args: dashes === -1 ? argv : [...argv.slice(0, dashes), ...argv.slice(dashes + 1)],
   options: {
     smoke: { type: 'boolean', default: false },
     out: { type: 'string' },

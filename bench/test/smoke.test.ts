@@ -126,7 +126,8 @@ test('the smoke bench runs every measurement and leaves the committed results al
 test('--only runs just the adapter rows of the frameworks named', async () => {
   onlyDir = await mkdtemp(join(tmpdir(), 'petstore-bench-test-only-'));
   const committedBefore = await mtime(committedResults);
-  const { code, output } = await runSmoke(onlyDir, ['--only', 'fastify']);
+  // With the `--` that `pnpm bench -- --only fastify` passes on.
+  const { code, output } = await runSmoke(onlyDir, ['--', '--only', 'fastify']);
   expect(code, output).toBe(0);
 
   const results = JSON.parse(await readFile(join(onlyDir, 'results.json'), 'utf8')) as Record<
