@@ -58,11 +58,11 @@ export const SMOKE: BenchConfig = {
 };
 
 /** Seconds each measurement should take, for the ETA (servers starting, seeding, and so on included). */
-export function plannedSeconds(config: BenchConfig) {
+export function plannedSeconds(config: BenchConfig, frameworks: number = FRAMEWORKS.length) {
   const { http, core, postgresCreate: pg } = config;
   const full = config.mode === 'full';
   const httpRuns = full
-    ? FRAMEWORKS.length * 2 * (2 * http.rounds * http.secondsPerRun + 2 * http.warmupSeconds)
+    ? frameworks * 2 * (2 * http.rounds * http.secondsPerRun + 2 * http.warmupSeconds)
     : 5;
   return {
     postgresStart: full ? 4 : 2,

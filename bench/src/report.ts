@@ -1,4 +1,4 @@
-import type { Results, RunFigures } from './results.js';
+import type { AdapterOverhead, AdapterResults, Results, RunFigures } from './results.js';
 
 const fmt = (value: number, digits = 0): string =>
   Number.isFinite(value)
@@ -22,14 +22,18 @@ function table(head: readonly string[], rows: readonly (readonly string[])[]): s
   ].join('\n');
 }
 
-/** RESULTS.md: every figure of results.json, as tables with their targets. */
-export function renderMarkdown(results: Results): string {
+type Cell = (name: string) => [string, string];
+
+function cellsOf(results: Pick<Results, 'mode' | 'targets'>): Cell {
   const enforced = results.mode === 'full';
-  const targetOf = (name: string) => results.targets.find((target) => target.name === name);
-  const cell = (name: string): [string, string] => {
-    const target = targetOf(name);
+  return (name) => {
+    const target = results.targets.find((t) => t.name === name);
     return target === undefined ? ['', ''] : [target.target, verdict(target.pass, enforced)];
   };
+}
+
+/** Title, smoke warning and the machine table. */
+function head(results: Pick<Results, 'machine' | 'durationSeconds'>, enforced: boolean): string[] {
   const { machine } = results;
   const out: string[] = [];
   out.push('# Benchmark results', '');
@@ -60,8 +64,14 @@ export function renderMarkdown(results: Results): string {
     '',
   );
 
+  return out;
+}
+
+/** Section 1: the adapter rows, their CPU per request and every run. */
+function adapterSection(rows: readonly AdapterOverhead[], cell: Cell): string[] {
+  const out: string[] = [];
   out.push('## 1. Adapter overhead: our adapter + core + memory storage vs a bare route', '');
-  const adapter = results.adapterOverhead[0];
+  const adapter = rows[0];
   if (adapter !== undefined) {
     out.push(
       `autocannon on 127.0.0.1, ${adapter.connections} connections, ${adapter.secondsPerRun} s per run, ` +
@@ -85,7 +95,7 @@ export function renderMarkdown(results: Results): string {
         'Target',
         'Result',
       ],
-      results.adapterOverhead.map((row) => {
+      rows.map((row) => {
         const label = `${row.framework} ${row.operation}`;
         return [
           row.framework,
@@ -107,7 +117,7 @@ export function renderMarkdown(results: Results): string {
     '',
     table(
       ['Framework', 'Operation', 'Bare µs/request', 'Ours µs/request', 'Ours/bare'],
-      results.adapterOverhead.map((row) => [
+      rows.map((row) => [
         row.framework,
         row.operation,
         micros(row.bare.medianServerCpuMicros),
@@ -120,15 +130,42 @@ export function renderMarkdown(results: Results): string {
     '',
     table(
       ['Framework', 'Operation', 'Bare', 'Ours'],
-      results.adapterOverhead.map((row) => [
-        row.framework,
-        row.operation,
-        runsOf(row.bare),
-        runsOf(row.ours),
+      rows.map((row) => [row.framework, row.operation, runsOf(row.bare), runsOf(row.ours)]),
+    ),
+    '',
+  );
+
+  return out;
+}
+
+function targetsSection(results: Pick<Results, 'targets' | 'notes'>, enforced: boolean): string[] {
+  const out: string[] = [];
+  out.push('## Targets', '');
+  out.push(
+    table(
+      ['Target', 'Required', 'Measured', 'Result'],
+      results.targets.map((target) => [
+        target.name,
+        target.target,
+        fmt(target.actual, target.actual > 10 ? 1 : 3),
+        verdict(target.pass, enforced),
       ]),
     ),
     '',
   );
+  const failed = results.targets.filter((target) => !target.pass).length;
+  out.push(`${results.targets.length - failed} of ${results.targets.length} targets hold.`, '');
+  if (results.notes.length > 0)
+    out.push('## Notes', '', ...results.notes.map((note) => `- ${note}`), '');
+  return out;
+}
+
+/** RESULTS.md: every figure of results.json, as tables with their targets. */
+export function renderMarkdown(results: Results): string {
+  const enforced = results.mode === 'full';
+  const cell = cellsOf(results);
+  const out = head(results, enforced);
+  out.push(...adapterSection(results.adapterOverhead, cell));
 
   out.push('## 2. Core alone: `handle()` without HTTP', '');
   const serverMicros = (framework: string, operation: string): string => {
@@ -281,28 +318,25 @@ export function renderMarkdown(results: Results): string {
     '',
   );
 
-  out.push('## Targets', '');
+  out.push(...targetsSection(results, enforced));
+  return out.join('\n');
+}
+
+/** `--only`: the machine, section 1 for the chosen frameworks, and their targets. */
+export function renderAdapterMarkdown(results: AdapterResults): string {
+  const enforced = results.mode === 'full';
+  const out = head(results, enforced);
   out.push(
-    table(
-      ['Target', 'Required', 'Measured', 'Result'],
-      results.targets.map((target) => [
-        target.name,
-        target.target,
-        fmt(target.actual, target.actual > 10 ? 1 : 3),
-        verdict(target.pass, enforced),
-      ]),
-    ),
+    `> Adapter rows only (\`--only ${results.only.join(',')}\`): no other measurement ran.`,
     '',
+    ...adapterSection(results.adapterOverhead, cellsOf(results)),
+    ...targetsSection(results, enforced),
   );
-  const failed = results.targets.filter((target) => !target.pass).length;
-  out.push(`${results.targets.length - failed} of ${results.targets.length} targets hold.`, '');
-  if (results.notes.length > 0)
-    out.push('## Notes', '', ...results.notes.map((note) => `- ${note}`), '');
   return out.join('\n');
 }
 
 /** results.json: the same values, to six significant digits (more would be noise). */
-export function renderJson(results: Results): string {
+export function renderJson(results: Results | AdapterResults): string {
   const trim = (_key: string, value: unknown) =>
     typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value)
       ? Number(value.toPrecision(6))

@@ -107,3 +107,14 @@ export interface Results {
   readonly targets: Target[];
   readonly notes: string[];
 }
+
+/** `--only`: the adapter rows of some frameworks and nothing else (never the committed results). */
+export interface AdapterResults {
+  readonly mode: 'full' | 'smoke';
+  readonly only: Framework[];
+  readonly machine: Machine;
+  readonly durationSeconds: number;
+  readonly adapterOverhead: AdapterOverhead[];
+  readonly targets: Target[];
+  readonly notes: string[];
+}

@@ -3,6 +3,8 @@
  * progress on stderr; writes bench/RESULTS.md and bench/results.json.
  * `--smoke`: the same code paths in seconds, written to a temp dir (or `--out`).
  * `--no-postgres`: skip the PostgreSQL parts (said so in the results).
+ * `--only fastify[,node...]`: just the adapter rows of those frameworks, written
+ *   to a temp dir (or `--out`); the committed results stay as they are.
  * `--strict`: exit 1 when a target does not hold (a full run only).
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -12,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FULL, plannedSeconds, SMOKE } from './config.js';
 import { canPin, LOAD_CPU, pinSelf, SERVER_CPU } from './cpu.js';
-import { measureAdapterOverhead } from './measurements/adapter-overhead.js';
+import { FRAMEWORKS, measureAdapterOverhead } from './measurements/adapter-overhead.js';
 import { measureCoreAlone } from './measurements/core-alone.js';
 import { measureMemory } from './measurements/memory.js';
 import { measurePageCostMemory, measurePageCostPostgres } from './measurements/page-cost.js';
@@ -20,19 +22,37 @@ import { measurePostgresCreate } from './measurements/postgres-create.js';
 import { type BenchDatabase, startDatabase } from './postgres.js';
 import { dropSchemas } from './postgres-seed.js';
 import { Progress } from './progress.js';
-import { renderJson, renderMarkdown } from './report.js';
-import type { Machine, PageCostRow, Results } from './results.js';
-import { allTargets } from './targets.js';
+import { renderAdapterMarkdown, renderJson, renderMarkdown } from './report.js';
+import type { AdapterResults, Framework, Machine, PageCostRow, Results } from './results.js';
+import { adapterTargets, allTargets } from './targets.js';
 
+// `pnpm bench -- --strict` hands the script a literal `--` before the options.
+const argv = process.argv.slice(2);
+const dashes = argv.indexOf('--');
 const { values: flags } = parseArgs({
+  args: dashes === -1 ? argv : [...argv.slice(0, dashes), ...argv.slice(dashes + 1)],
   options: {
     smoke: { type: 'boolean', default: false },
     out: { type: 'string' },
     'no-postgres': { type: 'boolean', default: false },
     strict: { type: 'boolean', default: false },
+    only: { type: 'string', multiple: true },
   },
 });
 const config = flags.smoke ? SMOKE : FULL;
+
+/** `--only express,node` or `--only express --only node`; undefined: the whole run. */
+function onlyFrameworks(values: readonly string[] | undefined): Framework[] | undefined {
+  if (values === undefined) return undefined;
+  const names = values.flatMap((value) => value.split(',')).map((name) => name.trim());
+  const known: readonly string[] = FRAMEWORKS;
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new Error(`--only takes ${FRAMEWORKS.join(', ')}; got ${values.join(' ')}`);
+  }
+  return FRAMEWORKS.filter((framework) => names.includes(framework));
+}
+const only = onlyFrameworks(flags.only);
 const usePostgres = !flags['no-postgres'];
 const progress = new Progress();
 
@@ -61,10 +81,50 @@ async function outputDir(): Promise<string> {
     await mkdir(flags.out, { recursive: true });
     return flags.out;
   }
-  // A smoke run never overwrites the committed results.
+  // A smoke run or a partial one never overwrites the committed results.
+  if (only !== undefined) return mkdtemp(join(tmpdir(), 'petstore-bench-only-'));
   return flags.smoke
     ? mkdtemp(join(tmpdir(), 'petstore-bench-smoke-'))
     : fileURLToPath(new URL('..', import.meta.url));
+}
+
+function busyNote(notes: string[]): void {
+  if (loadAtStart > 0.5) {
+    const warning = `The machine was busy when the run started (1-minute load average ${loadAtStart.toFixed(2)}): other processes skew every figure.`;
+    notes.push(warning);
+    progress.log(`warning: ${warning}`);
+  }
+}
+
+/** `--only`: the adapter rows of the chosen frameworks, no PostgreSQL, nothing else. */
+async function adapterRowsOnly(frameworks: Framework[]): Promise<number> {
+  progress.plan(plannedSeconds(config, frameworks.length).adapterOverhead);
+  progress.log(
+    `petstore bench (${config.mode}, adapter rows of ${frameworks.join(', ')} only) on ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, Node ${process.version}`,
+  );
+  const notes: string[] = [];
+  busyNote(notes);
+  const pinned = pinSelf(LOAD_CPU);
+  const adapterOverhead = await measureAdapterOverhead(config, progress, frameworks);
+  const results: AdapterResults = {
+    mode: config.mode,
+    only: frameworks,
+    machine: machine(pinned),
+    durationSeconds: progress.elapsedSeconds,
+    adapterOverhead,
+    targets: adapterOverhead.flatMap(adapterTargets),
+    notes,
+  };
+  const dir = await outputDir();
+  const markdown = renderAdapterMarkdown(results);
+  await writeFile(join(dir, 'results.json'), renderJson(results));
+  await writeFile(join(dir, 'RESULTS.md'), markdown);
+  process.stdout.write(`\n${markdown}\n`);
+  const failed = results.targets.filter((target) => !target.pass);
+  progress.log(
+    `wrote ${join(dir, 'RESULTS.md')} and results.json; ${results.targets.length - failed.length}/${results.targets.length} targets hold`,
+  );
+  return flags.strict && config.mode === 'full' && failed.length > 0 ? 1 : 0;
 }
 
 async function main(): Promise<number> {
@@ -76,11 +136,7 @@ async function main(): Promise<number> {
   );
 
   const notes: string[] = [];
-  if (loadAtStart > 0.5) {
-    const warning = `The machine was busy when the run started (1-minute load average ${loadAtStart.toFixed(2)}): other processes skew every figure.`;
-    notes.push(warning);
-    progress.log(`warning: ${warning}`);
-  }
+  busyNote(notes);
   let database: BenchDatabase | undefined;
   const schemas: string[] = [];
   if (usePostgres) {
@@ -149,7 +205,7 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
+(only === undefined ? main() : adapterRowsOnly(only)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(

@@ -17,8 +17,12 @@ const benchDir = fileURLToPath(new URL('..', import.meta.url));
 const committedResults = join(benchDir, 'RESULTS.md');
 let outDir: string | undefined;
 
+let onlyDir: string | undefined;
+
 afterAll(async () => {
-  if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
+  for (const dir of [outDir, onlyDir]) {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  }
 });
 
 const mtime = (path: string) =>
@@ -33,11 +37,20 @@ interface Exit {
 }
 
 /** `pnpm bench:smoke`, as CI runs it, bounded in time; only this child's PID is ever killed. */
-function runSmoke(out: string): Promise<Exit> {
+function runSmoke(out: string, extra: readonly string[] = []): Promise<Exit> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--conditions=@petstore/source', '--import', 'tsx', 'src/run.ts', '--smoke', '--out', out],
+      [
+        '--conditions=@petstore/source',
+        '--import',
+        'tsx',
+        'src/run.ts',
+        '--smoke',
+        '--out',
+        out,
+        ...extra,
+      ],
       {
         cwd: benchDir,
         env: { ...process.env, BENCH_DATABASE_URL: inject('postgresUrl') },
@@ -109,3 +122,37 @@ test('the smoke bench runs every measurement and leaves the committed results al
   expect(await readFile(join(outDir, 'RESULTS.md'), 'utf8')).toContain('Smoke run');
   expect(await mtime(committedResults)).toBe(committedBefore);
 }, 120_000);
+
+test('--only runs just the adapter rows of the frameworks named', async () => {
+  onlyDir = await mkdtemp(join(tmpdir(), 'petstore-bench-test-only-'));
+  const committedBefore = await mtime(committedResults);
+  // With the `--` that `pnpm bench -- --only fastify` passes on.
+  const { code, output } = await runSmoke(onlyDir, ['--', '--only', 'fastify']);
+  expect(code, output).toBe(0);
+
+  const results = JSON.parse(await readFile(join(onlyDir, 'results.json'), 'utf8')) as Record<
+    string,
+    unknown
+  > &
+    Pick<Results, 'adapterOverhead' | 'targets'>;
+  expect(results.adapterOverhead.map((row) => `${row.framework} ${row.operation}`)).toEqual([
+    'fastify list',
+    'fastify create',
+  ]);
+  expect(results.only).toEqual(['fastify']);
+  expect(results.coreAlone).toBeUndefined();
+  expect(results.targets.map((target) => target.name)).toEqual([
+    'fastify list: throughput ours/bare',
+    'fastify list: p99 ours/bare',
+    'fastify create: throughput ours/bare',
+    'fastify create: p99 ours/bare',
+  ]);
+  expect(output).not.toContain('starting PostgreSQL');
+  expect(await mtime(committedResults)).toBe(committedBefore);
+}, 60_000);
+
+test('--only refuses a framework the bench does not know', async () => {
+  const { code, output } = await runSmoke(tmpdir(), ['--only', 'koa']);
+  expect(code).not.toBe(0);
+  expect(output).toContain('--only takes express, hapi, node, fastify; got koa');
+}, 30_000);

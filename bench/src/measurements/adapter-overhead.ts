@@ -22,8 +22,11 @@ export const SERVER_ENTRY = new URL('../servers/entry.ts', import.meta.url);
 
 type Operation = 'list' | 'create';
 
-export const startServer = (spec: ServerSpec): Promise<BenchChild> =>
-  startChild(SERVER_ENTRY, [JSON.stringify(spec)], { cpu: SERVER_CPU });
+export const startServer = (
+  spec: ServerSpec,
+  nodeFlags: readonly string[] = [],
+): Promise<BenchChild> =>
+  startChild(SERVER_ENTRY, [JSON.stringify(spec)], { cpu: SERVER_CPU, nodeFlags });
 
 const base = (child: BenchChild): string => `http://127.0.0.1:${child.port}`;
 
@@ -125,6 +128,7 @@ export function checked(what: string, result: LoadResult): LoadResult {
 export async function measureAdapterOverhead(
   config: BenchConfig,
   progress: Progress,
+  frameworks: readonly Framework[] = FRAMEWORKS,
 ): Promise<AdapterOverhead[]> {
   const {
     connections,
@@ -134,7 +138,7 @@ export async function measureAdapterOverhead(
     maxRequestsPerRun: maxRequests,
   } = config.http;
   const results: AdapterOverhead[] = [];
-  for (const framework of FRAMEWORKS) {
+  for (const framework of frameworks) {
     progress.log(
       `adapter overhead: starting ${framework} servers (bare and ours) on the server core`,
     );

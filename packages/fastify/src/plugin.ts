@@ -36,6 +36,22 @@ const isUnder = (url: string, prefix: string): boolean => {
 };
 
 /**
+ * Where the prefix ends in a URL Fastify routed to the plugin. Its router may
+ * have matched the prefix not letter for letter (`/V1` with `caseSensitive:
+ * false`, `//v1` with `ignoreDuplicateSlashes`, `/v%31` decoded): then as many
+ * path segments as the prefix has are skipped, and the rest goes to the core as sent.
+ */
+function prefixEnd(url: string, prefix: string, segments: number): number {
+  if (isUnder(url, prefix)) return prefix.length;
+  let at = 0;
+  for (let segment = 0; segment < segments; segment++) {
+    while (url.charCodeAt(at) === 47) at++;
+    while (at < url.length && url.charCodeAt(at) !== 47 && url.charCodeAt(at) !== 63) at++;
+  }
+  return at;
+}
+
+/**
  * `await app.register(petStorePlugin, { store, prefix: '/v1' })`. Every
  * request under the prefix is answered from a route-level `onRequest` hook:
  * after the host's own `onRequest` hooks, before Fastify parses, validates,
@@ -50,13 +66,15 @@ export const petStorePlugin: FastifyPluginCallback<PetStorePluginOptions> = (
   const { store, onWriteError } = options;
   const { prefix } = fastify;
   const basePath = options.basePath ?? prefix;
+  const segments = prefix.split('/').filter((segment) => segment !== '').length;
 
   const answer: Answer = async (request, reply) => {
     // Fastify's reply pipeline (onSend, serializers, error handler) stays out of it.
     reply.hijack();
     const req = request.raw;
     try {
-      const target = originForm(req.url ?? '/').slice(prefix.length);
+      const url = originForm(req.url ?? '/');
+      const target = url.slice(prefixEnd(url, prefix, segments));
       writeResponse(req, reply.raw, await store.handle(toCoreRequest(req, target, basePath)));
     } catch (error) {
       onWriteError?.(error, request);
@@ -64,7 +82,11 @@ export const petStorePlugin: FastifyPluginCallback<PetStorePluginOptions> = (
     }
   };
 
-  const onRequest: onRequestHookHandler = answer;
+  // Not async and never calls `done`: the hijacked request needs nothing
+  // more from Fastify's hook runner (no promise to await, no preParsing step to skip).
+  const onRequest: onRequestHookHandler = (request, reply) => {
+    void answer(request, reply);
+  };
   const route = {
     method: fastify.supportedMethods,
     onRequest,

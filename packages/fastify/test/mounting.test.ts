@@ -1,7 +1,7 @@
 import { createPetStore, type PetStore, type PetStoreOptions } from '@petstore/core';
 import type { RunningServer } from '@petstore/core/testing';
 import { createMemoryStorage } from '@petstore/storage-memory';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { petStorePlugin } from '../src/index.js';
 import { hostWithPetStore, listen } from './helpers.js';
@@ -191,5 +191,57 @@ describe("Fastify's own judgements stay out of the API", () => {
       { code: 'internal_error', message: 'The response could not be written.', status: 500 },
     ]);
     expect((errors[0] as { code?: string }).code).toBe('ERR_INVALID_CHAR');
+  });
+});
+
+describe("Fastify's router options", () => {
+  const withRouter = async (routerOptions: NonNullable<FastifyServerOptions['routerOptions']>) =>
+    serve(await hostWithPetStore(memoryStore(), '/api/v1', { server: { routerOptions } }));
+  const codeOf = (body: string) => (JSON.parse(body) as { code?: string }).code;
+
+  it('caseSensitive: false matches the prefix in any case; below it the core decides', async () => {
+    const api = await withRouter({ caseSensitive: false });
+    const created = await api.send({
+      method: 'POST',
+      path: '/API/V1/pets',
+      headers: JSON_AUTH,
+      body: PET,
+    });
+    // `Location` and `Link` carry the prefix as registered, not as the client spelt it.
+    expect([created.status, created.headers.location]).toEqual([201, '/api/v1/pets/1']);
+    const list = await api.send({ method: 'GET', path: '/Api/V1/pets?limit=1', headers: AUTH });
+    expect([list.status, JSON.parse(list.body)]).toEqual([
+      200,
+      [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }],
+    ]);
+    // The core's own paths are exact: `/PETS` is its JSON 404, not Fastify's.
+    const upper = await api.send({ method: 'GET', path: '/api/v1/PETS', headers: AUTH });
+    expect([upper.status, codeOf(upper.body)]).toEqual([404, 'not_found']);
+  });
+
+  it('ignoreDuplicateSlashes: true matches a prefix with extra slashes; below it the core decides', async () => {
+    const api = await withRouter({ ignoreDuplicateSlashes: true });
+    // An absolute URL keeps the leading `//` in the request target.
+    const created = await api.send({
+      method: 'POST',
+      path: `${api.origin}//api//v1/pets`,
+      headers: JSON_AUTH,
+      body: PET,
+    });
+    expect([created.status, created.headers.location]).toEqual([201, '/api/v1/pets/1']);
+    const pet = await api.send({
+      method: 'GET',
+      path: `${api.origin}//api/v1/pets/1`,
+      headers: AUTH,
+    });
+    expect([pet.status, JSON.parse(pet.body).name]).toEqual([200, 'Rex']);
+    const below = await api.send({ method: 'GET', path: '/api/v1//pets/1', headers: AUTH });
+    expect([below.status, codeOf(below.body)]).toEqual([404, 'not_found']);
+  });
+
+  it('a prefix Fastify matched percent-encoded (/api/v%31) is the prefix', async () => {
+    const api = await withRouter({});
+    const list = await api.send({ method: 'GET', path: '/api/v%31/pets', headers: AUTH });
+    expect([list.status, list.body]).toEqual([200, '[]']);
   });
 });

@@ -1,0 +1,33 @@
+/**
+ * One bench server under autocannon load, with a CPU profile of the server:
+ *   node --conditions=@petstore/source --import tsx src/profile-server.ts fastify-ours list 10 [dir]
+ * The server child runs pinned like in the bench, with `--cpu-prof`; its
+ * `.cpuprofile` lands in `dir` (default: a new temp dir, printed).
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LOAD_CPU, pinSelf } from './cpu.js';
+import { withCpu } from './cpu-usage.js';
+import { load } from './load.js';
+import { describe, requestSpec, startServer } from './measurements/adapter-overhead.js';
+import type { ServerSpec } from './servers/entry.js';
+
+const kind = (process.argv[2] ?? 'fastify-ours') as ServerSpec['kind'];
+const operation = process.argv[3] === 'create' ? 'create' : 'list';
+const seconds = Math.min(60, Number(process.argv[4] ?? 10));
+const dir = process.argv[5] ?? (await mkdtemp(join(tmpdir(), 'petstore-profile-')));
+
+pinSelf(LOAD_CPU);
+const server = await startServer({ kind } as ServerSpec, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+try {
+  const bounds = { connections: 20, seconds: 2 };
+  await load(requestSpec(server, operation, bounds)); // warm-up, outside the figure
+  const run = await withCpu(server.pid, () =>
+    load(requestSpec(server, operation, { ...bounds, seconds })),
+  );
+  process.stdout.write(`${kind} ${operation}: ${describe(run.result, run.cpu.process)}\n`);
+} finally {
+  await server.stop();
+}
+process.stdout.write(`profile in ${dir}\n`);
