@@ -23,6 +23,12 @@ export type Match =
 export type Router = (method: string, path: string) => Match;
 
 const NOT_FOUND: Match = { kind: 'not_found' };
+
+/** A fixed path's matches: one per method it serves, and the 405 for any other. */
+interface FixedMatches {
+  readonly byMethod: ReadonlyMap<string, Match>;
+  readonly otherwise: Match;
+}
 const NO_PARAMS: readonly string[] = Object.freeze([]);
 
 /** `/pets/{petId}` → /^\/pets\/([^/]+)$/: a parameter is one non-empty segment. */
@@ -47,34 +53,34 @@ export function compileRouter(operations: readonly OperationSpec[]): Router {
     }
     byTemplate.set(operation.path, methods.set(operation.method, operation));
   }
-  const fixed = new Map<string, Route>();
-  const templated: { readonly pattern: RegExp; readonly route: Route }[] = [];
-  for (const [template, methods] of byTemplate) {
-    const route: Route = { template, methods, allow: [...methods.keys()].join(', ') };
-    if (template.includes('{')) templated.push({ pattern: patternOf(template), route });
-    else fixed.set(template, route);
-  }
-
+  const notAllowed = (route: Route): Match => ({
+    kind: 'method_not_allowed',
+    route,
+    allow: route.allow,
+  });
   const found = (route: Route, method: string, params: readonly string[]): Match => {
     const operation = route.methods.get(method);
     return operation === undefined
-      ? { kind: 'method_not_allowed', route, allow: route.allow }
+      ? notAllowed(route)
       : { kind: 'operation', route, operation, params };
   };
   // A fixed path's matches never change: made once, not per request.
-  const fixedMatches = new Map<string, ReadonlyMap<string, Match>>();
-  for (const [path, route] of fixed) {
+  const fixed = new Map<string, FixedMatches>();
+  const templated: { readonly pattern: RegExp; readonly route: Route }[] = [];
+  for (const [template, methods] of byTemplate) {
+    const route: Route = { template, methods, allow: [...methods.keys()].join(', ') };
+    if (template.includes('{')) {
+      templated.push({ pattern: patternOf(template), route });
+      continue;
+    }
     const byMethod = new Map<string, Match>();
-    for (const method of route.methods.keys())
-      byMethod.set(method, found(route, method, NO_PARAMS));
-    fixedMatches.set(path, byMethod);
+    for (const method of methods.keys()) byMethod.set(method, found(route, method, NO_PARAMS));
+    fixed.set(template, { byMethod, otherwise: notAllowed(route) });
   }
 
   return (method, path) => {
-    const known = fixedMatches.get(path)?.get(method);
-    if (known !== undefined) return known;
-    const route = fixed.get(path);
-    if (route !== undefined) return found(route, method, NO_PARAMS);
+    const atFixed = fixed.get(path);
+    if (atFixed !== undefined) return atFixed.byMethod.get(method) ?? atFixed.otherwise;
     for (const { pattern, route } of templated) {
       const captured = pattern.exec(path);
       if (captured !== null) return found(route, method, captured.slice(1));

@@ -6,7 +6,7 @@ import type { ResolvedOptions } from '../options.js';
 import type { NewPet, Pet, PetInput } from '../schemas.js';
 import { isPlainNewPet, NewPetSchema } from '../schemas.js';
 import { validateBody } from '../validation.js';
-import { type Handler, type HandlerResult, reply } from './context.js';
+import { type Handler, type HandlerResult, type RequestContext, reply } from './context.js';
 import { presentPet } from './present.js';
 
 const created = (pet: Pet, basePath: string, replayed: boolean): HandlerResult => {
@@ -16,21 +16,20 @@ const created = (pet: Pet, basePath: string, replayed: boolean): HandlerResult =
 };
 
 /** Not async: a refused request answers at once, and a create waits only on the storage. */
-export const createPet: Handler = ({ request, options, basePath, principal }) => {
+export const createPet: Handler = (context) => {
+  const { request, options } = context;
   const key = idempotencyKey(request.headers);
   if (isApiError(key)) return key;
   const body = readJsonBody(request.headers, request.body, options.maxBodyBytes);
   return body instanceof Promise
-    ? body.then((parsed) => store(parsed, key, options, basePath, principal))
-    : store(body, key, options, basePath, principal);
+    ? body.then((parsed) => store(parsed, key, context))
+    : store(body, key, context);
 };
 
 function store(
   body: ParsedJson | ApiError,
   key: string | undefined,
-  options: ResolvedOptions,
-  basePath: string,
-  principal: Principal | undefined,
+  { options, basePath, principal }: RequestContext,
 ): HandlerResult | Promise<HandlerResult> {
   if (isApiError(body)) return body;
   let input: NewPet;
@@ -49,16 +48,17 @@ function store(
       created(stored, basePath, false),
     );
   }
-  return storeOnce(pet, input, key, options, basePath, principal);
+  return storeOnce(pet, input, key, principal, options, basePath);
 }
 
+/** The create under an Idempotency-Key: at most one pet per key and principal. */
 async function storeOnce(
   pet: PetInput,
   input: NewPet,
   key: string,
+  principal: Principal,
   options: ResolvedOptions,
   basePath: string,
-  principal: Principal,
 ): Promise<HandlerResult> {
   const claim = {
     scope: principal.id,
