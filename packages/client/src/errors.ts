@@ -57,15 +57,19 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const isDetail = (value: unknown): value is ErrorDetail =>
   isRecord(value) && typeof value.path === 'string' && typeof value.message === 'string';
 
+/** The body as JSON, or `undefined` when it is not JSON (`null` is JSON's own). */
+function parseJson(text: string): { readonly value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The error for a non-2xx answer whose body has been read as text. */
 export function errorFromAnswer(response: Response, text: string): PetStoreError {
   const requestId = response.headers.get('x-request-id') ?? undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
+  const body = parseJson(text)?.value;
   if (isRecord(body) && typeof body.code === 'string' && typeof body.message === 'string') {
     const details = Array.isArray(body.details) ? body.details.filter(isDetail) : undefined;
     return new PetStoreError({
@@ -96,10 +100,6 @@ function unexpectedAnswer(response: Response, why: string): PetStoreError {
 export function bodyOfSuccess(
   response: Response,
   text: string,
-): { value: unknown } | PetStoreError {
-  try {
-    return { value: JSON.parse(text) };
-  } catch {
-    return unexpectedAnswer(response, ' with a body that is not JSON');
-  }
+): { readonly value: unknown } | PetStoreError {
+  return parseJson(text) ?? unexpectedAnswer(response, ' with a body that is not JSON');
 }
