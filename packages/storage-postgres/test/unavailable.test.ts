@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, migrate } from '../src/index.js';
 import { isUnavailable } from '../src/unavailable.js';
 import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
-import { refusedPort, silentServer, startupHoldingProxy, tcpProxy } from './support/servers.js';
+import {
+  refusedPort,
+  type StartupHoldingProxy,
+  silentServer,
+  startupHoldingProxy,
+  tcpProxy,
+} from './support/servers.js';
 import {
   everyStorageCall,
   expectServerCancelsEveryMethod,
@@ -62,6 +68,20 @@ function throughPort(port: number): string {
   url.hostname = '127.0.0.1';
   url.port = String(port);
   return url.href;
+}
+
+/**
+ * Ends the held connection on the server as its startup completes, then lets the client read
+ * the end of its startup and the server's FATAL in one go, as the pool hands it out.
+ */
+async function terminateAtHandOut(
+  proxy: StartupHoldingProxy,
+  applicationName: string,
+): Promise<void> {
+  await proxy.held;
+  expect(await terminate(applicationName)).toBe(1);
+  await proxy.upstreamClosed;
+  proxy.release();
 }
 
 /** Holds an exclusive lock on a table until `release()`, so statements on it wait. */
@@ -264,10 +284,7 @@ describe('terminated connections', () => {
       const pending = storage
         .createPet({ name: 'handed-out', categoryId: 1, status: 'sold' })
         .catch((e: unknown) => e);
-      await proxy.held;
-      expect(await terminate(applicationName)).toBe(1);
-      await proxy.upstreamClosed;
-      proxy.release();
+      await terminateAtHandOut(proxy, applicationName);
       expect(await pending).toBeInstanceOf(StorageUnavailableError);
       expect(await countPets('handed-out')).toBe(0);
       // Later connections pass straight through: the storage carries on.
@@ -289,10 +306,7 @@ describe('terminated connections', () => {
     });
     try {
       const pending = migrate({ pool, schema }).catch((e: unknown) => e);
-      await proxy.held;
-      expect(await terminate(applicationName)).toBe(1);
-      await proxy.upstreamClosed;
-      proxy.release();
+      await terminateAtHandOut(proxy, applicationName);
       expect(isUnavailable(await pending)).toBe(true);
     } finally {
       await pool.end();
