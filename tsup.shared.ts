@@ -11,3 +11,17 @@ export const packageBuild = (entry: readonly string[], extra: Options = {}) =>
     target: 'node20',
     ...extra,
   });
+
+/**
+ * How the example apps are built for `pnpm serve` / `node dist/main.js`: plain ESM for Node 20,
+ * dependencies left external (workspace packages resolve to their built `dist` without the
+ * source condition).
+ */
+export const appBuild = (entry: readonly string[]) =>
+  defineConfig({
+    entry: [...entry],
+    format: ['esm'],
+    sourcemap: true,
+    clean: true,
+    target: 'node20',
+  });

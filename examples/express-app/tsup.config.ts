@@ -1,11 +1,3 @@
-import { defineConfig } from 'tsup';
+import { appBuild } from '../../tsup.shared.js';
 
-// Compiled for `pnpm serve` / `node dist/main.js`: plain ESM for Node 20, dependencies left
-// external (workspace packages resolve to their built `dist` without the source condition).
-export default defineConfig({
-  entry: ['src/main.ts'],
-  format: ['esm'],
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-});
+export default appBuild(['src/main.ts']);
