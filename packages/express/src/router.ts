@@ -1,13 +1,5 @@
 import type { PetStore, RequestBody } from '@petstore/core';
-import { errorResponse } from '@petstore/core';
-import {
-  abandon,
-  bodyFromParserError,
-  bodyOf,
-  originForm,
-  toCoreRequest,
-  writeResponse,
-} from '@petstore/node';
+import { bodyFromParserError, bodyOf, originForm, respond, toCoreRequest } from '@petstore/node';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 
 export interface PetStoreRouterOptions {
@@ -26,33 +18,27 @@ export interface PetStoreRouterOptions {
  */
 export type PetStoreRouter = [RequestHandler, ErrorRequestHandler];
 
-const WRITE_FAILED = errorResponse({
-  kind: 'error',
-  code: 'internal_error',
-  message: 'The response could not be written.',
-});
-
 export function petStoreRouter(
   store: PetStore,
   options: PetStoreRouterOptions = {},
 ): PetStoreRouter {
   const { basePath = (req: Request) => req.baseUrl, onWriteError } = options;
-  const respond = (req: Request, res: Response, body: RequestBody): void => {
-    store
+  const answer = (req: Request, res: Response, body: RequestBody): void => {
+    void respond(
+      store,
+      req,
+      res,
       // Express cut the mount path off `req.url`; an absolute-form target keeps its origin there.
-      .handle(toCoreRequest(req, originForm(req.url), basePath(req), body))
-      .then((response) => writeResponse(req, res, response))
-      .catch((error: unknown) => {
-        onWriteError?.(error, req);
-        abandon(res, WRITE_FAILED);
-      });
+      () => toCoreRequest(req, originForm(req.url), basePath(req), body),
+      onWriteError && ((error) => onWriteError(error, req)),
+    );
   };
 
-  const handle: RequestHandler = (req, res) => respond(req, res, bodyOf(req));
+  const handle: RequestHandler = (req, res) => answer(req, res, bodyOf(req));
   const handleParserError: ErrorRequestHandler = (error, req, res, next) => {
     const body = bodyFromParserError(error, req);
     if (body === undefined) next(error);
-    else respond(req, res, body);
+    else answer(req, res, body);
   };
   return [handle, handleParserError];
 }

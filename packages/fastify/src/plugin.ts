@@ -1,6 +1,5 @@
 import type { PetStore } from '@petstore/core';
-import { errorResponse } from '@petstore/core';
-import { abandon, originForm, toCoreRequest, writeResponse } from '@petstore/node';
+import { isUnderPath, originForm, respond, toCoreRequest } from '@petstore/node';
 import type {
   FastifyError,
   FastifyPluginCallback,
@@ -18,22 +17,11 @@ export interface PetStorePluginOptions {
   readonly onWriteError?: (error: unknown, request: FastifyRequest) => void;
 }
 
-const WRITE_FAILED = errorResponse({
-  kind: 'error',
-  code: 'internal_error',
-  message: 'The response could not be written.',
-});
-
 /** Hands one request to the core and writes its answer past Fastify's reply. */
 type Answer = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /** Every mount of the plugin on a server, for `petStoreFrameworkErrors`. */
 const mounts = new WeakMap<object, Array<{ prefix: string; answer: Answer }>>();
-
-const isUnder = (url: string, prefix: string): boolean => {
-  const after = url.charCodeAt(prefix.length);
-  return url.startsWith(prefix) && (url.length === prefix.length || after === 47 || after === 63);
-};
 
 /**
  * Where the prefix ends in a URL Fastify routed to the plugin. Its router may
@@ -42,7 +30,7 @@ const isUnder = (url: string, prefix: string): boolean => {
  * path segments as the prefix has are skipped, and the rest goes to the core as sent.
  */
 function prefixEnd(url: string, prefix: string, segments: number): number {
-  if (isUnder(url, prefix)) return prefix.length;
+  if (isUnderPath(url, prefix)) return prefix.length;
   let at = 0;
   for (let segment = 0; segment < segments; segment++) {
     while (url.charCodeAt(at) === 47) at++;
@@ -72,14 +60,17 @@ export const petStorePlugin: FastifyPluginCallback<PetStorePluginOptions> = (
     // Fastify's reply pipeline (onSend, serializers, error handler) stays out of it.
     reply.hijack();
     const req = request.raw;
-    try {
+    const coreRequest = () => {
       const url = originForm(req.url ?? '/');
-      const target = url.slice(prefixEnd(url, prefix, segments));
-      writeResponse(req, reply.raw, await store.handle(toCoreRequest(req, target, basePath)));
-    } catch (error) {
-      onWriteError?.(error, request);
-      abandon(reply.raw, WRITE_FAILED);
-    }
+      return toCoreRequest(req, url.slice(prefixEnd(url, prefix, segments)), basePath);
+    };
+    await respond(
+      store,
+      req,
+      reply.raw,
+      coreRequest,
+      onWriteError && ((error) => onWriteError(error, request)),
+    );
   };
 
   // Not async and never calls `done`: the hijacked request needs nothing
@@ -115,7 +106,7 @@ export function petStoreFrameworkErrors(
   reply: FastifyReply,
 ): void {
   const url = originForm(request.raw.url ?? '/');
-  const mount = mounts.get(request.server.server)?.find(({ prefix }) => isUnder(url, prefix));
+  const mount = mounts.get(request.server.server)?.find(({ prefix }) => isUnderPath(url, prefix));
   if (mount === undefined) void reply.send(error);
   else void mount.answer(request, reply);
 }

@@ -4,5 +4,12 @@ export {
   petStoreListener,
 } from './listener.js';
 export { bodyFromParserError } from './parser-errors.js';
-export { bodyOf, headersOf, type NodeRequest, originForm, toCoreRequest } from './request.js';
-export { abandon, type NodeResponse, writeResponse } from './response.js';
+export {
+  bodyOf,
+  headersOf,
+  isUnderPath,
+  type NodeRequest,
+  originForm,
+  toCoreRequest,
+} from './request.js';
+export { type NodeResponse, respond, writeResponse } from './response.js';

@@ -1,6 +1,6 @@
 import { errorResponse, type PetStore } from '@petstore/core';
-import { type NodeRequest, originForm, toCoreRequest } from './request.js';
-import { abandon, type NodeResponse, writeResponse } from './response.js';
+import { isUnderPath, type NodeRequest, originForm, toCoreRequest } from './request.js';
+import { type NodeResponse, respond, writeResponse } from './response.js';
 
 export interface PetStoreListenerOptions {
   /** Where the API is served (`/v1`); other paths are not ours. Default `''`: every path. */
@@ -27,12 +27,6 @@ const NOT_FOUND = errorResponse({
   message: 'Nothing is served at this path.',
 });
 
-const WRITE_FAILED = errorResponse({
-  kind: 'error',
-  code: 'internal_error',
-  message: 'The response could not be written.',
-});
-
 /** The path a mounting framework cut off `req.url` (`/tenant` for `/tenant/v1/pets`), or ''. */
 function outerMount(req: MountedRequest, url: string): string {
   const original = req.originalUrl;
@@ -56,26 +50,21 @@ export function petStoreListener(
   if (basePath !== '' && !/^\/[^?#]*[^/?#]$/.test(basePath)) {
     throw new TypeError(`basePath must be '' or a path like /v1 (no trailing /); got ${basePath}`);
   }
-  const length = basePath.length;
-
-  async function answer(req: NodeRequest, res: NodeResponse, target: string, base: string) {
-    try {
-      writeResponse(req, res, await store.handle(toCoreRequest(req, target, base)));
-    } catch (error) {
-      // A header the socket refuses, or a store that broke its promise never to reject.
-      onWriteError?.(error, req);
-      abandon(res, WRITE_FAILED);
-    }
-  }
 
   return (req, res, next) => {
     const url = originForm(req.url ?? '/');
-    const after = url.charCodeAt(length); // what follows the base path: `/`, `?` or the end
-    if (!url.startsWith(basePath) || !(url.length === length || after === 47 || after === 63)) {
+    if (!isUnderPath(url, basePath)) {
       if (next !== undefined) next();
       else writeResponse(req, res, NOT_FOUND);
       return;
     }
-    void answer(req, res, url.slice(length), publicPath ?? outerMount(req, url) + basePath);
+    const base = publicPath ?? outerMount(req, url) + basePath;
+    void respond(
+      store,
+      req,
+      res,
+      () => toCoreRequest(req, url.slice(basePath.length), base),
+      onWriteError && ((error) => onWriteError(error, req)),
+    );
   };
 }

@@ -14,6 +14,15 @@ export function originForm(url: string): string {
   return url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?]*/i, '') || '/';
 }
 
+/** Whether an origin-form `target` is `basePath` itself or below it (`/v1`, `/v1/…`, `/v1?…`; not `/v10`). */
+export function isUnderPath(target: string, basePath: string): boolean {
+  const after = target.charCodeAt(basePath.length); // `/`, `?` or the end
+  return (
+    target.startsWith(basePath) &&
+    (target.length === basePath.length || after === 47 || after === 63)
+  );
+}
+
 /** The body as the core should see it, whether or not a parser ran upstream. */
 export function bodyOf(req: NodeRequest): RequestBody {
   // A client that went away before anybody read its body: reading the stream

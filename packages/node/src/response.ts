@@ -1,6 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
-import type { PetStoreResponse } from '@petstore/core';
+import {
+  errorResponse,
+  type PetStore,
+  type PetStoreRequest,
+  type PetStoreResponse,
+} from '@petstore/core';
 import type { NodeRequest } from './request.js';
 
 export type NodeResponse = ServerResponse | Http2ServerResponse;
@@ -38,13 +43,39 @@ export function writeResponse(
   out.end(body);
 }
 
-/** When writing failed: a plain JSON 500 if nothing was sent yet, else a closed socket. */
-export function abandon(res: NodeResponse, fallback: PetStoreResponse): void {
+const WRITE_FAILED = errorResponse({
+  kind: 'error',
+  code: 'internal_error',
+  message: 'The response could not be written.',
+});
+
+/**
+ * Hands the request `coreRequest()` builds to the core and writes its answer.
+ * When that fails (a header the socket refuses, a store that broke its promise
+ * never to reject), `onWriteError` gets the cause and the client a plain JSON
+ * 500, or a closed socket if the answer had begun. Never rejects.
+ */
+export async function respond(
+  store: PetStore,
+  req: NodeRequest,
+  res: NodeResponse,
+  coreRequest: () => PetStoreRequest,
+  onWriteError?: (error: unknown) => void,
+): Promise<void> {
+  try {
+    writeResponse(req, res, await store.handle(coreRequest()));
+  } catch (error) {
+    onWriteError?.(error);
+    abandon(res);
+  }
+}
+
+function abandon(res: NodeResponse): void {
   try {
     if (res.headersSent) throw new Error('too late for another answer');
     const out = res as ServerResponse;
-    out.writeHead(fallback.status, fallback.headers);
-    out.end(fallback.body);
+    out.writeHead(WRITE_FAILED.status, WRITE_FAILED.headers);
+    out.end(WRITE_FAILED.body);
   } catch {
     res.destroy();
   }
