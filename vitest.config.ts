@@ -5,7 +5,9 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
 
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
 // Provides `postgresUrl` (DATABASE_URL, or one throwaway embedded PostgreSQL shared by every project).
-const POSTGRES_SETUP = join(ROOT, 'packages/storage-postgres/test/global-setup.ts');
+const POSTGRES_SETUP = join(ROOT, 'tools/test-postgres/src/global-setup.ts');
+/** Packages that use these need a PostgreSQL in their tests. */
+const POSTGRES_PACKAGES = new Set(['@petstore/storage-postgres', '@petstore/test-postgres']);
 
 interface Manifest {
   readonly name: string;
@@ -15,7 +17,7 @@ interface Manifest {
 
 /** Every workspace package with a package.json: new packages and examples join by existing. */
 function workspacePackages(): Map<string, { dir: string; manifest: Manifest }> {
-  const dirs = ['packages', 'examples'].flatMap((parent) =>
+  const dirs = ['packages', 'tools', 'examples'].flatMap((parent) =>
     readdirSync(join(ROOT, parent), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => join(parent, entry.name)),
@@ -30,13 +32,13 @@ function workspacePackages(): Map<string, { dir: string; manifest: Manifest }> {
   return found;
 }
 
-/** A package needs PostgreSQL when it is, or depends within the workspace on, the PostgreSQL storage. */
+/** A package needs PostgreSQL when it is, or depends within the workspace on, the PostgreSQL storage or its test support. */
 function needsPostgres(
   name: string,
   packages: ReturnType<typeof workspacePackages>,
   seen = new Set<string>(),
 ): boolean {
-  if (name === '@petstore/storage-postgres') return true;
+  if (POSTGRES_PACKAGES.has(name)) return true;
   const manifest = packages.get(name)?.manifest;
   if (manifest === undefined || seen.has(name)) return false;
   seen.add(name);

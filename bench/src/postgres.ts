@@ -4,7 +4,7 @@
  * no Unix socket), with durability off. Or `BENCH_DATABASE_URL`, if it points
  * at 127.0.0.1.
  */
-import { startPostgresServer } from '../../packages/storage-postgres/test/support/postgres-server.js';
+import { startPostgresServer } from '@petstore/test-postgres';
 
 export interface BenchDatabase {
   readonly url: string;

@@ -8,7 +8,7 @@ import type { Results } from '../src/results.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** From packages/storage-postgres/test/global-setup.ts: a PostgreSQL on 127.0.0.1. */
+    /** From tools/test-postgres/src/global-setup.ts: a PostgreSQL on 127.0.0.1. */
     postgresUrl: string;
   }
 }

@@ -3,12 +3,9 @@ import {
   type ListeningApp,
   startListening,
 } from '@petstore/example-support/testing';
+import { type PostgresServer, startPostgresServer } from '@petstore/test-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  type PostgresServer,
-  startPostgresServer,
-} from '../../storage-postgres/test/support/postgres-server.js';
 import { createPetStoreClient, type Pet, type RetryEvent } from '../src/index.js';
 import { API_KEY, EXAMPLE_APPS, recordingFetch } from './support/services.js';
 

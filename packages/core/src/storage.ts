@@ -42,7 +42,7 @@ export type IdempotentCreateResult =
  * The storage port: what the core needs from a storage, and all it needs.
  *
  * Rules every implementation keeps (checked by `runStorageContract` from
- * `@petstore/core/testing`):
+ * `@petstore/conformance`):
  * - ids are positive safe integers, strictly increasing in creation order, never reused;
  * - `listPets`/`listOrders` return rows with `id > afterId`, ascending, at most
  *   `limit`, in O(limit + log n): never a scan over all rows;

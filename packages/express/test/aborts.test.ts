@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import { hangUpMidBody, waitUntil } from '@petstore/conformance';
 import type { ErrorEvent, ResponseEvent } from '@petstore/core';
-import { hangUpMidBody, waitUntil } from '@petstore/core/testing';
 import express, { type Express, type RequestHandler } from 'express';
 import { describe, expect, it } from 'vitest';
 import { petStoreRouter } from '../src/index.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import { coreTarget, type WireRequest, type WireResponse } from '@petstore/conformance';
 import type { PetStore } from '@petstore/core';
-import { coreTarget, type WireRequest, type WireResponse } from '@petstore/core/testing';
 import express, { type Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { petStoreRouter } from '../src/index.js';

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
+import { type RunningServer, serveNodeServer } from '@petstore/conformance';
 import { createPetStore, type PetStore, type PetStoreOptions } from '@petstore/core';
-import { type RunningServer, serveNodeServer } from '@petstore/core/testing';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import express, { type Express } from 'express';
 import { afterEach } from 'vitest';

@@ -1,5 +1,5 @@
+import { httpTarget, type RunningServer } from '@petstore/conformance';
 import type { PetStore } from '@petstore/core';
-import { httpTarget, type RunningServer } from '@petstore/core/testing';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { petStoreFrameworkErrors, petStorePlugin } from '../src/index.js';
 

@@ -1,5 +1,5 @@
+import type { RunningServer } from '@petstore/conformance';
 import { createPetStore, type PetStore, type PetStoreOptions } from '@petstore/core';
-import type { RunningServer } from '@petstore/core/testing';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';

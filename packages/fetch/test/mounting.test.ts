@@ -1,5 +1,5 @@
+import type { RunningServer } from '@petstore/conformance';
 import { createPetStore } from '@petstore/core';
-import type { RunningServer } from '@petstore/core/testing';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { petStoreFetch } from '../src/index.js';

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
+import { type RunningServer, serveNodeServer } from '@petstore/conformance';
 import type { PetStore } from '@petstore/core';
-import { type RunningServer, serveNodeServer } from '@petstore/core/testing';
 import { Hono } from 'hono';
 import { type PetStoreFetchOptions, petStoreFetch } from '../src/index.js';
 

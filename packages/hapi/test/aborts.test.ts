@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import { hangUpMidBody, waitUntil } from '@petstore/conformance';
 import type { ErrorEvent, ResponseEvent } from '@petstore/core';
-import { hangUpMidBody, waitUntil } from '@petstore/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, memoryStore, type Running, serveHapi } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import Hapi from '@hapi/hapi';
+import { sendHttp, type WireRequest, type WireResponse } from '@petstore/conformance';
 import { createPetStore, type PetStore, type PetStoreOptions } from '@petstore/core';
-import { sendHttp, type WireRequest, type WireResponse } from '@petstore/core/testing';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import { petStorePlugin } from '../src/index.js';
 

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
+import { coreTarget, type WireRequest, type WireResponse } from '@petstore/conformance';
 import type { PetStore } from '@petstore/core';
-import { coreTarget, type WireRequest, type WireResponse } from '@petstore/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH, JSON_AUTH, memoryStore, type Running, serveHapi } from './helpers.js';
 

@@ -12,7 +12,7 @@ export interface PetStoreListenerOptions {
 }
 
 /** Connect and Polka set it, with `req.url` cut below their mount path. */
-type MountedRequest = NodeRequest & { readonly originalUrl?: string };
+type MountedRequest = NodeRequest & { readonly originalUrl?: string | undefined };
 
 /** `(req, res, next?)`: a `node:http` / `node:http2` request listener, or Connect / Polka middleware. */
 export type PetStoreListener = (

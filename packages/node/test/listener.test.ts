@@ -1,6 +1,7 @@
 import { createServer, type RequestListener } from 'node:http';
 import { createServer as createHttp2Server, connect as http2Connect } from 'node:http2';
 import { type AddressInfo, connect } from 'node:net';
+import { type RunningServer, serveNodeServer } from '@petstore/conformance';
 import {
   createPetStore,
   type PetStore,
@@ -8,7 +9,6 @@ import {
   type PetStoreRequest,
   type ResponseEvent,
 } from '@petstore/core';
-import { type RunningServer, serveNodeServer } from '@petstore/core/testing';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { petStoreListener } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { runStorageContract } from '@petstore/core/testing';
+import { runStorageContract } from '@petstore/conformance';
 import { createMemoryStorage } from '../src/index.js';
 
 runStorageContract({ name: 'memory', create: () => ({ storage: createMemoryStorage() }) });

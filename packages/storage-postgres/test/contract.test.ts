@@ -1,7 +1,7 @@
-import { runStorageContract } from '@petstore/core/testing';
+import { runStorageContract } from '@petstore/conformance';
+import { dropSchema, hostPool, postgresUrl, uniqueSchema } from '@petstore/test-postgres/vitest';
 import { afterAll } from 'vitest';
 import { createPostgresStorage, migrate } from '../src/index.js';
-import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
 
 // Every case gets a fresh schema, migrated from scratch, and drops it afterwards.
 const admin = hostPool();

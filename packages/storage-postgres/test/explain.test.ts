@@ -1,8 +1,8 @@
+import { dropSchema, hostPool, uniqueSchema } from '@petstore/test-postgres/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../src/index.js';
 import { queriesFor } from '../src/queries.js';
 import { quoteSchema } from '../src/schema-name.js';
-import { dropSchema, hostPool, uniqueSchema } from './support/database.js';
 
 // The page queries the storage runs, explained on a table of 100,000 pets.
 const ROWS = 100_000;

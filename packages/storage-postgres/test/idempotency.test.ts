@@ -1,7 +1,7 @@
 import { StorageUnavailableError } from '@petstore/core';
+import { dropSchema, hostPool, postgresUrl, uniqueSchema } from '@petstore/test-postgres/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, migrate } from '../src/index.js';
-import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
 
 // What the storage contract cannot see from outside: claims held across processes (here, two
 // storages with their own pools) and atomicity when the connection dies mid-transaction.

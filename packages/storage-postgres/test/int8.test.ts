@@ -1,8 +1,8 @@
 import { isStorageUnavailable, MAX_ID } from '@petstore/core';
+import { dropSchema, hostPool, uniqueSchema } from '@petstore/test-postgres/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, migrate } from '../src/index.js';
 import { int8Types, parseInt8 } from '../src/int8.js';
-import { dropSchema, hostPool, uniqueSchema } from './support/database.js';
 
 const admin = hostPool();
 const schema = uniqueSchema('int8');

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { dropSchema, hostPool, postgresUrl, uniqueSchema } from '@petstore/test-postgres/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, loadMigrations, migrate } from '../src/index.js';
 import { runCli } from '../src/run-cli.js';
-import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
 import { expectLockTimeout, holdMigrationLock } from './support/migration-lock.js';
 
 const admin = hostPool();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type PostgresServer, startPostgresServer } from '@petstore/test-postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { migrate } from '../src/index.js';
 import {
@@ -10,7 +11,6 @@ import {
   serveApi,
   waitFor,
 } from './support/outage.js';
-import { type PostgresServer, startPostgresServer } from './support/postgres-server.js';
 
 // The outage test again, now with clients that do what the Idempotency-Key is for: each logical
 // create has its own key and name, and is retried with the same key and body on 503, 409, a

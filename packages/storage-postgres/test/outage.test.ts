@@ -1,5 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sendHttp, type WireResponse } from '@petstore/core/testing';
+import { sendHttp, type WireResponse } from '@petstore/conformance';
+import {
+  type PgBouncer,
+  type PostgresServer,
+  startPgBouncer,
+  startPostgresServer,
+} from '@petstore/test-postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { migrate } from '../src/index.js';
 import {
@@ -9,8 +15,6 @@ import {
   serveApi,
   waitFor,
 } from './support/outage.js';
-import { type PgBouncer, startPgBouncer } from './support/pgbouncer.js';
-import { type PostgresServer, startPostgresServer } from './support/postgres-server.js';
 
 // The outage, for real: a PostgreSQL of its own (stopped and started mid-test, same data dir
 // and port), the API served by Express on 127.0.0.1, and creates under concurrent load.

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { sendHttp } from '@petstore/core/testing';
+import { sendHttp } from '@petstore/conformance';
+import { dropSchema, hostPool, pgbouncerUrl, uniqueSchema } from '@petstore/test-postgres/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../src/index.js';
-import { dropSchema, hostPool, pgbouncerUrl, uniqueSchema } from './support/database.js';
 import { type ServedApi, serveApi } from './support/outage.js';
 
 // Two services (pools of their own) through one PgBouncer in transaction mode: the claim's

@@ -1,8 +1,8 @@
-import { runStorageContract } from '@petstore/core/testing';
+import { runStorageContract } from '@petstore/conformance';
+import { dropSchema, hostPool, pgbouncerUrl, uniqueSchema } from '@petstore/test-postgres/vitest';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, migrate } from '../src/index.js';
-import { dropSchema, hostPool, pgbouncerUrl, uniqueSchema } from './support/database.js';
 import {
   expectConcurrentMigrationsApplyOnce,
   expectLockTimeout,
@@ -10,7 +10,7 @@ import {
 import { expectServerCancelsEveryMethod, lockTables } from './support/statement-timeout.js';
 
 // The storage and migrate() through PgBouncer in transaction mode with its default
-// ignore_startup_parameters (see support/pgbouncer.ts): unchanged options, only the URL differs.
+// ignore_startup_parameters (see @petstore/test-postgres): unchanged options, only the URL differs.
 // Skipped, and said so once by the global setup, when the run has no pgbouncer binary.
 const bouncer = pgbouncerUrl();
 const direct = hostPool();

@@ -1,9 +1,9 @@
 import { isStorageUnavailable, type PetStorage, StorageUnavailableError } from '@petstore/core';
+import { dropSchema, hostPool, postgresUrl, uniqueSchema } from '@petstore/test-postgres/vitest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, migrate } from '../src/index.js';
 import { isUnavailable } from '../src/unavailable.js';
-import { dropSchema, hostPool, postgresUrl, uniqueSchema } from './support/database.js';
 import {
   refusedPort,
   type StartupHoldingProxy,

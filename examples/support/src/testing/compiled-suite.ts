@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { sendHttp } from '@petstore/core/testing';
+import { sendHttp } from '@petstore/conformance';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killStartedApps, startListening } from './process.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { sendHttp } from '@petstore/core/testing';
+import { sendHttp } from '@petstore/conformance';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_PATH, chromiumAvailable, visitInChromium } from './browser.js';
 import { killStartedApps, startApp, startListening } from './process.js';

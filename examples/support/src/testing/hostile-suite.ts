@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sendHttp } from '@petstore/core/testing';
+import { sendHttp } from '@petstore/conformance';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fuzzRequests, runFuzz } from './fuzz.js';
 import { HOSTILE_REQUESTS } from './hostile.js';

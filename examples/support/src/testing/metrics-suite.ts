@@ -1,5 +1,5 @@
 /// <reference path="./parse-prometheus-text-format.d.ts" />
-import { sendHttp } from '@petstore/core/testing';
+import { sendHttp } from '@petstore/conformance';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, tcpProxy } from './network.js';

@@ -1,7 +1,7 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sendHttp } from '@petstore/core/testing';
+import { sendHttp } from '@petstore/conformance';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RELAYED_SIGNAL_WINDOW_MS } from '../shutdown.js';
 import { halfSentPost, killStartedApps, type ListeningApp, startListening } from './process.js';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sendHttp } from '@petstore/core/testing';
+import { sendHttp } from '@petstore/conformance';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { RELAYED_SIGNAL_WINDOW_MS } from '../shutdown.js';
 import { createTestDatabase, refusedPort, tcpProxy } from './network.js';
@@ -13,7 +13,7 @@ import {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** PostgreSQL server for tests (packages/storage-postgres/test/global-setup.ts). */
+    /** PostgreSQL server for tests (tools/test-postgres/src/global-setup.ts). */
     postgresUrl: string;
   }
 }

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sendHttp } from '@petstore/conformance';
 import { createPetStore, type PetStorage } from '@petstore/core';
-import { sendHttp } from '@petstore/core/testing';
 import { petStoreRouter } from '@petstore/express';
 import express from 'express';
 import pg from 'pg';

@@ -1,0 +1,27 @@
+export {
+  type AdapterScenarioOptions,
+  MOUNT_PREFIXES,
+  runAdapterScenarios,
+} from './adapter-scenarios.js';
+export { conformanceCases } from './conformance/cases.js';
+export { type RunConformanceOptions, runConformance } from './conformance/run.js';
+export type {
+  CaseContext,
+  ConformanceCase,
+  Expectation,
+  HookEvents,
+  ScenarioCase,
+  TableCase,
+} from './conformance/types.js';
+export { hangUpMidBody, waitUntil } from './hang-up.js';
+export { POUR_TOTAL, type PourOutcome, pour } from './pour.js';
+export { createResponseValidator } from './response-validator.js';
+export * from './storage-contract.js';
+export {
+  coreTarget,
+  httpTarget,
+  type RunningServer,
+  sendHttp,
+  serveNodeServer,
+} from './targets.js';
+export type { ConformanceTarget, WireRequest, WireResponse } from './wire.js';

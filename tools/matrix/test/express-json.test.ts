@@ -1,0 +1,3 @@
+import { runHost } from '../src/index.js';
+
+runHost('express-json');

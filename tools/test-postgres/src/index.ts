@@ -1,0 +1,8 @@
+export { findPgBouncer, type PgBouncer, startPgBouncer } from './pgbouncer.js';
+export {
+  freePort,
+  type PostgresServer,
+  type StartOptions,
+  serverUser,
+  startPostgresServer,
+} from './postgres-server.js';
