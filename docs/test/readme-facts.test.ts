@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CONTRACT, contractWithTable } from '../scripts/parameter-table.js';
 import { REPO, readmes } from './readmes.js';
 
 // What the READMEs say that code or other files can contradict, kept in step by test.
@@ -9,11 +10,16 @@ const read = (path: string) => readFileSync(join(REPO, path), 'utf8');
 describe('the READMEs and docs/contract.md', () => {
   it('give the contract a section for every group of conformance cases', () => {
     const contract = read('docs/contract.md');
-    const groups = readdirSync(join(REPO, 'packages/core/src/testing/conformance')).filter((name) =>
+    const groups = readdirSync(join(REPO, 'packages/conformance/src/conformance')).filter((name) =>
       /^cases-.+\.ts$/.test(name),
     );
     expect(groups.length).toBeGreaterThan(5);
     expect(groups.filter((group) => !contract.includes(`(\`${group}\`)`))).toEqual([]);
+  });
+
+  it('show every parameter as the operation table defines it (pnpm --filter @petstore/docs contract)', () => {
+    const contract = readFileSync(CONTRACT, 'utf8');
+    expect(contract).toBe(contractWithTable(contract));
   });
 
   it('cite no file outside the repository (the old shared/spec)', () => {

@@ -15,7 +15,7 @@ export const coreRequests: Record<'list' | 'create', () => PetStoreRequest> = {
     path: '/pets',
     query: 'limit=20',
     headers: { authorization: AUTHORIZATION },
-    basePath: '/v1',
+    publicPath: '/v1',
   }),
   create: () => ({
     method: 'POST',
@@ -27,7 +27,7 @@ export const coreRequests: Record<'list' | 'create', () => PetStoreRequest> = {
       'content-length': String(createBody.byteLength),
     },
     body: createBody,
-    basePath: '/v1',
+    publicPath: '/v1',
   }),
 };
 
@@ -79,8 +79,8 @@ export async function measureCoreAlone(
   progress: Progress,
 ): Promise<CoreAlone[]> {
   const { rounds, secondsPerRound, maxCalls } = config.core;
-  const store = benchStore(await seededMemoryStorage());
-  const storage = store.options.storage;
+  const storage = await seededMemoryStorage();
+  const store = benchStore(storage);
   const expected = { list: 200, create: 201 };
   const results: CoreAlone[] = [];
   for (const operation of ['list', 'create'] as const) {

@@ -41,7 +41,7 @@ export async function oursHapiServer(store: PetStore): Promise<Server> {
 
 /** Our library on plain node:http, as its README says. */
 export const oursNodeServer = (store: PetStore): HttpServer =>
-  createServer(petStoreListener(store, { basePath: '/v1' }));
+  createServer(petStoreListener(store, { mountPath: '/v1' }));
 
 /** Our library on Fastify, registered as its README says. */
 export async function oursFastifyApp(store: PetStore): Promise<FastifyInstance> {

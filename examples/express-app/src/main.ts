@@ -1,10 +1,10 @@
-import { BASE_PATH, createHttpService, runService } from '@petstore/example-support';
+import { createHttpService, MOUNT_PATH, runService } from '@petstore/example-support';
 import { createApp } from './app.js';
 
 // Config, logging, storage, the HTTP server (limits, host routes, parser errors) and shutdown
 // are shared (@petstore/example-support); this file only plugs Express in.
 await runService(async (parts) => {
-  const http = createHttpService(parts, BASE_PATH);
+  const http = createHttpService(parts, MOUNT_PATH);
   http.server.on('request', createApp({ store: parts.store }));
   http.guard();
   return { address: await http.listen(), drain: http.drain };

@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
-import { BASE_PATH, createHttpService, runService } from '@petstore/example-support';
+import { createHttpService, MOUNT_PATH, runService } from '@petstore/example-support';
 import { createServer } from './server.js';
 
 // Config, logging, storage, the HTTP server (limits, host routes, parser errors) and shutdown
 // are shared (@petstore/example-support); this file only plugs hapi in.
 await runService(async (parts) => {
-  const http = createHttpService(parts, BASE_PATH);
+  const http = createHttpService(parts, MOUNT_PATH);
   const { config, store } = parts;
   const server = await createServer({
     store,

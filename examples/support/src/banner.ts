@@ -10,7 +10,7 @@ export function urlHost({ address, family }: AddressInfo): string {
 
 export interface BannerFacts {
   readonly address: AddressInfo;
-  readonly basePath: string;
+  readonly publicPath: string;
   readonly storage: string;
   readonly seeded: number;
   readonly config: Pick<AppConfig, 'apiKeys' | 'keyGenerated' | 'seedPets'>;
@@ -20,8 +20,14 @@ export interface BannerFacts {
  * The start-up lines, plain text for a human (and for the tests, which read the URL and the
  * key from them). A generated key is shown here, once; keys from API_KEYS never are.
  */
-export function bannerLines({ address, basePath, storage, seeded, config }: BannerFacts): string[] {
-  const url = `http://${urlHost(address)}:${address.port}${basePath}`;
+export function bannerLines({
+  address,
+  publicPath,
+  storage,
+  seeded,
+  config,
+}: BannerFacts): string[] {
+  const url = `http://${urlHost(address)}:${address.port}${publicPath}`;
   // Keys from API_KEYS are never printed: the hint names where to find one instead.
   const key = config.keyGenerated ? config.apiKeys[0] : '<a key from API_KEYS>';
   const seeding =

@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { requestIdOf } from '@petstore/core';
+import { belowMount, requestIdOf } from '@petstore/core';
 import type { Connections } from './connections.js';
 import { errorAnswer } from './error-answers.js';
 import type { HostAnswer, HostRoute, HostRoutes } from './host-routes.js';
@@ -8,7 +8,7 @@ import type { PreemptedRequests } from './preempted.js';
 
 export interface FrontDoorOptions {
   /** Requests for this path and below go to the framework (the API); the rest are ours. */
-  readonly basePath: string;
+  readonly mountPath: string;
   readonly routes: readonly HostRoute[];
   /** For the JSON 404 of every other path. */
   readonly host: HostRoutes;
@@ -56,7 +56,7 @@ const write = (res: ServerResponse, { status, headers, body }: HostAnswer): void
  * payload parsing, router or error page ever sees a request outside the API.
  */
 export function frontDoor(options: FrontDoorOptions, api: RequestListener): RequestListener {
-  const { basePath, routes, host, logger, connections, stopping, preempted } = options;
+  const { mountPath, routes, host, logger, connections, stopping, preempted } = options;
 
   /**
    * Hands an API request to the framework with its request id settled here, so the core and
@@ -80,7 +80,6 @@ export function frontDoor(options: FrontDoorOptions, api: RequestListener): Requ
     api(req, res);
   };
   const byPath = new Map(routes.map((route) => [route.path, route]));
-  const below = `${basePath}/`;
 
   const answerHere = async (req: IncomingMessage, res: ServerResponse, path: string) => {
     const method = req.method ?? '-';
@@ -120,7 +119,7 @@ export function frontDoor(options: FrontDoorOptions, api: RequestListener): Requ
       refuse(req, res, 'An HTTP/1.1 request must have a Host header.');
       return;
     }
-    if (path === basePath || path.startsWith(below)) {
+    if (belowMount(path, mountPath) !== undefined) {
       toApi(req, res);
       return;
     }

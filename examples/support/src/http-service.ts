@@ -26,7 +26,7 @@ export interface HttpService {
 /** The HTTP side both example apps share; the framework only ever sees the API's requests. */
 export function createHttpService(
   parts: Pick<ServiceParts, 'config' | 'host' | 'docs' | 'logger' | 'stopping' | 'preempted'>,
-  basePath: string,
+  mountPath: string,
 ): HttpService {
   const { config, host, docs, logger, stopping, preempted } = parts;
   const server = createLimitedServer(config);
@@ -34,7 +34,7 @@ export function createHttpService(
   const door = (api: RequestListener) =>
     frontDoor(
       {
-        basePath,
+        mountPath,
         routes: hostRouteTable(host, docs),
         host,
         logger,

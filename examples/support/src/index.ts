@@ -38,7 +38,7 @@ export {
   logRequest,
   type RequestLine,
 } from './logging.js';
-export { BASE_PATH, runService, type ServiceParts, type Serving } from './service.js';
+export { MOUNT_PATH, runService, type ServiceParts, type Serving } from './service.js';
 export {
   CLOSE_GRACE_MS,
   type Drain,

@@ -11,7 +11,7 @@ import { type Drain, handleShutdownSignals } from './shutdown.js';
 import { openStorage, seedPets } from './storage.js';
 
 /** Where the pet API is mounted in both example apps. */
-export const BASE_PATH = '/v1';
+export const MOUNT_PATH = '/v1';
 
 /** What an app's framework code is given to build its server from. */
 export interface ServiceParts {
@@ -59,13 +59,13 @@ export async function runService(
     const store = createPetStore({
       storage,
       apiKeys: config.apiKeys,
-      basePath: BASE_PATH,
+      publicPath: MOUNT_PATH,
       servers: config.servers,
       hooks: withMetrics(preempted.filter(loggingHooks(logger)), metrics),
     });
     let stopping = (): boolean => false;
     const host = createHostRoutes({ storage, logger, stopping: () => stopping(), metrics });
-    const docs = config.docs ? createDocsRoutes({ basePath: BASE_PATH, logger }) : undefined;
+    const docs = config.docs ? createDocsRoutes({ basePath: MOUNT_PATH, logger }) : undefined;
     const { address, drain } = await serve({
       config,
       store,
@@ -75,7 +75,7 @@ export async function runService(
       stopping: () => stopping(),
       preempted,
     });
-    const facts = { address, basePath: BASE_PATH, storage: description, seeded, config };
+    const facts = { address, publicPath: MOUNT_PATH, storage: description, seeded, config };
     for (const line of bannerLines(facts)) console.log(line);
     stopping = handleShutdownSignals({
       drain,

@@ -19,7 +19,7 @@ describe('the start-up banner', () => {
   it('shows a generated key once, in the key line and the curl hint', () => {
     const lines = bannerLines({
       address: at('127.0.0.1', 'IPv4', 4321),
-      basePath: '/v1',
+      publicPath: '/v1',
       storage: 'in-memory (data is lost on exit)',
       seeded: 2,
       config: { apiKeys: ['gen-key'], keyGenerated: true, seedPets: 2 },
@@ -35,7 +35,7 @@ describe('the start-up banner', () => {
   it('never prints keys from API_KEYS', () => {
     const lines = bannerLines({
       address: at('::1', 'IPv6', 80),
-      basePath: '/v1',
+      publicPath: '/v1',
       storage: 'PostgreSQL',
       seeded: 0,
       config: { apiKeys: ['mine', 'yours'], keyGenerated: false, seedPets: 0 },
@@ -51,7 +51,7 @@ describe('the start-up banner', () => {
   it('says when SEED_PETS was skipped because the storage already holds pets', () => {
     const facts = {
       address: at('127.0.0.1', 'IPv4'),
-      basePath: '/v1',
+      publicPath: '/v1',
       storage: 'PostgreSQL',
       config: { apiKeys: ['k'], keyGenerated: true, seedPets: 5 },
     };

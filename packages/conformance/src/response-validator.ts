@@ -16,7 +16,7 @@ const pointer = (...parts: string[]): string =>
  * operation and status. A status the document does not list for a known
  * operation is itself a failure: the document must describe every answer.
  */
-export function createResponseValidator(document: Json, basePath = '/v1') {
+export function createResponseValidator(document: Json, mountPath = '/v1') {
   const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
   ajv.addSchema(document, 'openapi.json');
   const paths = Object.keys(document.paths as Json).map<PathEntry>((template) => ({
@@ -25,7 +25,7 @@ export function createResponseValidator(document: Json, basePath = '/v1') {
   }));
 
   return (method: string, path: string, response: WireResponse): string[] => {
-    const pathname = (path.split('?')[0] ?? '').slice(basePath.length) || '/';
+    const pathname = (path.split('?')[0] ?? '').slice(mountPath.length) || '/';
     const entry = paths.find(({ pattern }) => pattern.test(pathname));
     const operation =
       entry && ((document.paths as Json)[entry.template] as Json)[method.toLowerCase()];

@@ -19,21 +19,21 @@ async function* chunksOf(
 
 const NO_ANSWER: WireResponse = { status: 0, headers: {}, body: '' };
 
-/** Calls `store.handle` directly, as an adapter mounted at `basePath` would. */
-export function coreTarget(store: PetStore, basePath = '/v1'): ConformanceTarget {
+/** Calls `store.handle` directly, as an adapter mounted at `mountPath` would. */
+export function coreTarget(store: PetStore, mountPath = '/v1'): ConformanceTarget {
   return {
     async send(wire: WireRequest): Promise<WireResponse> {
       const [pathname = '', query = ''] = wire.path.split(/\?(.*)/s);
-      if (pathname !== basePath && !pathname.startsWith(`${basePath}/`)) {
-        throw new Error(`coreTarget only serves ${basePath}; got ${pathname}`);
+      if (pathname !== mountPath && !pathname.startsWith(`${mountPath}/`)) {
+        throw new Error(`coreTarget only serves ${mountPath}; got ${pathname}`);
       }
       const body = wire.body;
       const request: PetStoreRequest = {
         method: wire.method,
-        path: pathname.slice(basePath.length) || '/',
+        path: pathname.slice(mountPath.length) || '/',
         query,
         headers: lowerCaseKeys(wire.headers),
-        basePath,
+        publicPath: mountPath,
         body:
           body === undefined || typeof body === 'string' || body instanceof Uint8Array
             ? body

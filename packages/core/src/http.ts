@@ -42,11 +42,13 @@ export interface PetStoreRequest {
   readonly headers: RequestHeaders;
   readonly body?: RequestBody;
   /**
-   * Where the API is mounted, as the client sees it (`/v1`, `/api/pets-v1`);
-   * used to build `Location` and `Link`. Defaults to the `basePath` option.
-   * Must be a URL path (see the option); anything else answers 500 and goes
-   * to `onError`.
+   * The public base of links for this request (`Location`, `Link`): where the
+   * API is, as the client sees it (`/v1`, `/api/pets-v1`). Adapters set it from
+   * their mount. Defaults to the `publicPath` option. Must be a URL path (see
+   * the option); anything else answers 500 and goes to `onError`.
    */
+  readonly publicPath?: string | undefined;
+  /** @deprecated Renamed `publicPath`; read until the next minor version. */
   readonly basePath?: string | undefined;
 }
 

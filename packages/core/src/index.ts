@@ -1,8 +1,9 @@
+export { CLIENT_CLOSED_REQUEST } from './answer.js';
 export type { ApiKey, Verify } from './auth.js';
-export { bearerToken, DEFAULT_VERIFY_TIMEOUT_MS } from './auth.js';
 export { createPetStore } from './create-pet-store.js';
+export { renamedOption } from './deprecated-options.js';
 export type { ApiError, ErrorCode, ErrorDetail } from './errors.js';
-export { ERROR_STATUS, errorResponse } from './errors.js';
+export { errorResponse } from './errors.js';
 export type {
   ParsedBody,
   PetStoreRequest,
@@ -18,18 +19,11 @@ export type {
   IdempotencyOptions,
   PetStoreHooks,
   PetStoreOptions,
-  ResolvedOptions,
   ResponseEvent,
   ServerEntry,
 } from './options.js';
-export {
-  DEFAULT_DEPRECATED_AT,
-  DEFAULT_IDEMPOTENCY_RETENTION_MS,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_SUNSET_AT,
-} from './options.js';
+export { belowMount, checkPath, parsePath } from './paths.js';
 export type { PetStore } from './pet-store.js';
-export { DEFAULT_LIMIT, MAX_LIMIT } from './query.js';
 export { requestIdOf } from './request-id.js';
 export type {
   ErrorBody,
@@ -41,15 +35,7 @@ export type {
   PetInput,
   PetStatus,
 } from './schemas.js';
-export {
-  ErrorBodySchema,
-  MAX_ID,
-  NewPetSchema,
-  OrderSchema,
-  PET_STATUSES,
-  PetSchema,
-  PetStatusSchema,
-} from './schemas.js';
+export { MAX_ID, NewPetSchema, PET_STATUSES, PetSchema } from './schemas.js';
 export type {
   IdempotencyClaim,
   IdempotentCreateResult,

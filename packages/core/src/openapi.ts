@@ -1,8 +1,9 @@
 import { type ConversionConfig, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
-import type { HeaderDoc, OperationSpec, Parameter, SchemaName } from './operations.js';
+import type { HeaderDoc, OperationSpec } from './operations.js';
 import type { ResolvedOptions } from './options.js';
+import type { AnyParameter } from './params.js';
 import {
   ErrorBodySchema,
   NewPetSchema,
@@ -11,6 +12,7 @@ import {
   PetSchema,
   PetStatusSchema,
   PetsSchema,
+  type SchemaName,
 } from './schemas.js';
 
 type Json = Record<string, unknown>;
@@ -115,7 +117,7 @@ function errorResponses(codes: readonly ErrorCode[], operationHeaders: Json): Js
   );
 }
 
-function parameter({ name, in: where, description, schema }: Parameter): Json {
+function parameter({ name, in: where, description, schema }: AnyParameter): Json {
   return {
     name,
     in: where,
@@ -126,11 +128,11 @@ function parameter({ name, in: where, description, schema }: Parameter): Json {
 }
 
 function operationObject(operation: OperationSpec, options: ResolvedOptions): Json {
-  // The values this store sends are constants of the document (the default base path's).
+  // The values this store sends are constants of the document (the default public path's).
   const operationHeaders = Object.fromEntries(
     (operation.headers ?? []).map(({ name, description, value }) => [
       name,
-      { description, schema: { type: 'string', const: value(options, options.basePath) } },
+      { description, schema: { type: 'string', const: value(options, options.publicPath) } },
     ]),
   );
   const { success } = operation;
@@ -187,7 +189,7 @@ export function buildOpenApiDocument(
     servers:
       options.servers.length > 0
         ? options.servers.map((server) => ({ ...server }))
-        : [{ url: options.basePath }],
+        : [{ url: options.publicPath }],
     security: [{ bearerAuth: [] }],
     tags: tags.map((name) => ({ name })),
     paths: pathsOf(operations, options),

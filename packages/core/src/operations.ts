@@ -1,16 +1,20 @@
-import type * as v from 'valibot';
+import type { HandlerResult, RequestContext } from './context.js';
 import type { ErrorCode } from './errors.js';
-import type { Handler } from './handlers/context.js';
 import { createPet } from './handlers/create-pet.js';
 import { getOpenApi } from './handlers/get-openapi.js';
 import { getPet } from './handlers/get-pet.js';
 import { listOrders } from './handlers/list-orders.js';
 import { listPets } from './handlers/list-pets.js';
 import type { ResolvedOptions } from './options.js';
-import { CursorParamSchema, IdParamSchema, LimitParamSchema } from './query.js';
-
-/** A component schema of the document, by name (see openapi.ts). */
-export type SchemaName = 'Pet' | 'NewPet' | 'Pets' | 'PetStatus' | 'Order' | 'Orders' | 'Error';
+import {
+  type AnyParameter,
+  cursorParameter,
+  limitParameter,
+  petIdParameter,
+  statusParameter,
+  type ValuesOf,
+} from './params.js';
+import type { SchemaName } from './schemas.js';
 
 export interface HeaderDoc {
   readonly description: string;
@@ -25,15 +29,7 @@ export interface OperationHeader {
   /** As documented; sent in lower case. */
   readonly name: string;
   readonly description: string;
-  readonly value: (options: ResolvedOptions, basePath: string) => string;
-}
-
-export interface Parameter {
-  readonly name: string;
-  readonly in: 'query' | 'path';
-  readonly description?: string;
-  /** Documented from the same valibot schema that parses it, or a component. */
-  readonly schema: v.GenericSchema | SchemaName;
+  readonly value: (options: ResolvedOptions, publicPath: string) => string;
 }
 
 export interface Success {
@@ -44,16 +40,21 @@ export interface Success {
   readonly headers?: Readonly<Record<string, HeaderDoc>>;
 }
 
-/** One row of the operation table: everything the router and the OpenAPI document know. */
-export interface OperationSpec {
+/**
+ * One row of the operation table: everything the router, the parameter reader
+ * and the OpenAPI document know. The handler gets the values of `parameters`, typed.
+ */
+export interface OperationSpec<TParams extends readonly AnyParameter[] = readonly AnyParameter[]> {
   readonly method: 'GET' | 'POST';
   /** Below the base path, OpenAPI style: `/pets/{petId}`. */
   readonly path: string;
   readonly operationId: string;
   readonly summary: string;
   readonly tags: readonly string[];
-  readonly handler: Handler;
-  readonly parameters: readonly Parameter[];
+  /** Query and path parameters, in the order they are read (path ones in path order). */
+  readonly parameters: TParams;
+  /** Sync when nothing is waited for (a refused request): no trip through the microtask queue. */
+  handler(context: RequestContext<ValuesOf<TParams>>): HandlerResult | Promise<HandlerResult>;
   /** Takes the Idempotency-Key header. */
   readonly idempotent?: true;
   readonly requestBody?: SchemaName;
@@ -68,15 +69,6 @@ export interface OperationSpec {
   /** Served only when this says so (default: always). */
   readonly enabled?: (options: ResolvedOptions) => boolean;
 }
-
-const limit: Parameter = { name: 'limit', in: 'query', schema: LimitParamSchema };
-const cursor: Parameter = {
-  name: 'cursor',
-  in: 'query',
-  description: 'Opaque cursor taken from the `Link: rel="next"` header of the previous page.',
-  schema: CursorParamSchema,
-};
-const status: Parameter = { name: 'status', in: 'query', schema: 'PetStatus' };
 
 const nextLink: Record<string, HeaderDoc> = {
   Link: {
@@ -100,23 +92,28 @@ const deprecation: readonly OperationHeader[] = [
   {
     name: 'Link',
     description: 'The replacement: `rel="successor-version"`.',
-    value: (_, basePath) => `<${basePath}/pets>; rel="successor-version"`,
+    value: (_, publicPath) => `<${publicPath}/pets>; rel="successor-version"`,
   },
 ];
 
 /** Answers any authenticated operation can give: a bad key, a bug, a storage outage. */
 const COMMON = ['unauthorized', 'internal_error', 'service_unavailable'] as const;
 
+/** A row, its handler typed by its parameters (a handler needing another one does not compile). */
+const operation = <const TParams extends readonly AnyParameter[]>(
+  spec: OperationSpec<TParams>,
+): OperationSpec => spec;
+
 /** The API, one row per operation, in the order `Allow` and the document list them. */
 export const OPERATIONS: readonly OperationSpec[] = [
-  {
+  operation({
     method: 'GET',
     path: '/pets',
     operationId: 'listPets',
     tags: ['pets'],
     summary: 'List animals, ascending by id, one page at a time.',
     handler: listPets,
-    parameters: [limit, status, cursor],
+    parameters: [limitParameter, statusParameter, cursorParameter],
     success: {
       status: 200,
       description: 'A page of animals (a plain array); `Link: rel="next"` when more exist.',
@@ -124,8 +121,8 @@ export const OPERATIONS: readonly OperationSpec[] = [
       body: 'Pets',
     },
     errors: ['invalid_request', ...COMMON],
-  },
-  {
+  }),
+  operation({
     method: 'POST',
     path: '/pets',
     operationId: 'createPet',
@@ -156,28 +153,28 @@ export const OPERATIONS: readonly OperationSpec[] = [
       'idempotency_key_reused',
       ...COMMON,
     ],
-  },
-  {
+  }),
+  operation({
     method: 'GET',
     path: '/pets/{petId}',
     operationId: 'getPet',
     tags: ['pets'],
     summary: 'Get an animal (deprecated: use GET /pets with the status filter).',
     handler: getPet,
-    parameters: [{ name: 'petId', in: 'path', schema: IdParamSchema }],
+    parameters: [petIdParameter],
     success: { status: 200, description: 'The animal.', body: 'Pet' },
     errors: ['invalid_request', 'not_found', ...COMMON],
     deprecated: true,
     headers: deprecation,
-  },
-  {
+  }),
+  operation({
     method: 'GET',
     path: '/store/orders',
     operationId: 'listOrders',
     tags: ['store'],
     summary: 'List store orders (provisional schema), ascending by id, one page at a time.',
     handler: listOrders,
-    parameters: [limit, cursor],
+    parameters: [limitParameter, cursorParameter],
     success: {
       status: 200,
       description: 'A page of orders (a plain array); `Link: rel="next"` when more exist.',
@@ -185,8 +182,8 @@ export const OPERATIONS: readonly OperationSpec[] = [
       body: 'Orders',
     },
     errors: ['invalid_request', ...COMMON],
-  },
-  {
+  }),
+  operation({
     method: 'GET',
     path: '/openapi.json',
     operationId: 'getOpenApiDocument',
@@ -198,7 +195,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     errors: [],
     public: true,
     enabled: (options) => options.exposeOpenApi,
-  },
+  }),
 ];
 
 /** The operations this store serves. */

@@ -1,4 +1,6 @@
 import type { ApiKey, Verify } from './auth.js';
+import { renamedOption } from './deprecated-options.js';
+import { checkPath } from './paths.js';
 import type { PetStatus } from './schemas.js';
 import type { PetStorage } from './storage.js';
 
@@ -77,7 +79,12 @@ export interface PetStoreOptions {
   readonly verify?: Verify | undefined;
   /** How long `verify` may take before the answer is 503. Default 5000. */
   readonly verifyTimeoutMs?: number | undefined;
-  /** Mount point used for links when a request does not say its own. Default `/v1`. */
+  /**
+   * The public base of links (`Location`, `Link`) and of the served document
+   * when a request does not say its own (adapters do). Default `/v1`.
+   */
+  readonly publicPath?: string | undefined;
+  /** @deprecated Renamed `publicPath`; read until the next minor version. */
   readonly basePath?: string | undefined;
   /** Base URLs shown in the OpenAPI document (production, staging). */
   readonly servers?: readonly ServerEntry[] | undefined;
@@ -94,7 +101,7 @@ export interface PetStoreOptions {
 
 export interface ResolvedOptions {
   readonly storage: PetStorage;
-  readonly basePath: string;
+  readonly publicPath: string;
   readonly servers: readonly ServerEntry[];
   readonly defaultStatus: PetStatus;
   readonly maxBodyBytes: number;
@@ -110,32 +117,6 @@ export const DEFAULT_DEPRECATED_AT = new Date('2026-11-22T00:00:00Z');
 export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_SUNSET_AT = new Date('2030-12-05T00:00:00Z');
 
-/** RFC 3986 path characters: nothing that could end a header value or a `<...>` link. */
-const PATH_CHARACTERS = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
-
-/**
- * A mount point as used in `Location` and `Link`: path characters only,
- * trailing slashes trimmed (`''` and `/` both mean the root), a leading one
- * added. A `TypeError` says why a value cannot be one.
- */
-export function parseBasePath(path: unknown): string | TypeError {
-  const shown = JSON.stringify(typeof path === 'string' ? path.slice(0, 100) : path);
-  if (typeof path !== 'string' || !PATH_CHARACTERS.test(path)) {
-    return new TypeError(
-      `basePath must be a URL path (letters, digits, - . _ ~ ! $ & ' ( ) * + , ; = : @ / and %XX escapes), got ${shown}`,
-    );
-  }
-  let end = path.length;
-  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
-  const trimmed = path.slice(0, end);
-  const based = trimmed === '' || trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
-  // `//host/...` in a Location is another host.
-  if (based.startsWith('//')) {
-    return new TypeError(`basePath must not start with //, got ${shown}`);
-  }
-  return based;
-}
-
 export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
@@ -149,11 +130,19 @@ export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
       `idempotency.retentionMs must be a positive integer, got ${String(retentionMs)}`,
     );
   }
-  const basePath = parseBasePath(options.basePath ?? '/v1');
-  if (basePath instanceof TypeError) throw basePath;
+  const publicPath = checkPath(
+    renamedOption(
+      'createPetStore',
+      'basePath',
+      'publicPath',
+      options.basePath,
+      options.publicPath,
+    ) ?? '/v1',
+    'publicPath',
+  );
   return {
     storage: options.storage,
-    basePath,
+    publicPath,
     servers: options.servers ?? [],
     defaultStatus: options.defaultStatus ?? 'available',
     maxBodyBytes,

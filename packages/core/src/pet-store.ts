@@ -1,5 +1,4 @@
 import type { PetStoreRequest, PetStoreResponse } from './http.js';
-import type { ResolvedOptions } from './options.js';
 
 /** What `createPetStore` returns: one function from request to response, and its document. */
 export interface PetStore {
@@ -7,5 +6,4 @@ export interface PetStore {
   handle(request: PetStoreRequest): Promise<PetStoreResponse>;
   /** The OpenAPI 3.1 document describing this store (as served at `<base>/openapi.json`). */
   readonly openApiDocument: Readonly<Record<string, unknown>>;
-  readonly options: ResolvedOptions;
 }

@@ -1,5 +1,8 @@
 import * as v from 'valibot';
 
+/** A component schema of the document, by name (see openapi.ts). */
+export type SchemaName = 'Pet' | 'NewPet' | 'Pets' | 'PetStatus' | 'Order' | 'Orders' | 'Error';
+
 /** Largest id or categoryId: JavaScript's safe-integer ceiling, 2^53 − 1. */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 

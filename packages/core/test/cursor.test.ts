@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../src/query.js';
+import { decodeCursor, encodeCursor } from '../src/cursor.js';
 import { MAX_ID } from '../src/schemas.js';
 
 describe('page cursors', () => {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { hangUpMidBody, waitUntil } from '@petstore/conformance';
 import type { ErrorEvent, ResponseEvent } from '@petstore/core';
+import { createMemoryStorage } from '@petstore/storage-memory';
 import express, { type Express, type RequestHandler } from 'express';
 import { describe, expect, it } from 'vitest';
 import { petStoreRouter } from '../src/index.js';
@@ -31,7 +32,9 @@ describe('a client that hangs up while the body is read', () => {
     const reached = new Promise<void>((resolve) => {
       seen = resolve;
     });
+    const storage = createMemoryStorage();
     const store = memoryStore({
+      storage,
       hooks: {
         onResponse: (event) => responses.push(event),
         onError: (event) => errors.push(event),
@@ -52,16 +55,16 @@ describe('a client that hangs up while the body is read', () => {
     });
     await hangUpMidBody(api.origin, reached, { apiKey: API_KEY });
     await waitUntil(() => responses.length > 0, 10_000);
-    return { responses, errors, writeErrors, writes, store };
+    return { responses, errors, writeErrors, writes, storage };
   };
 
   it('is answered by nobody, reported as aborted, and is no error', async () => {
-    const { responses, errors, writeErrors, writes, store } = await scenario(() => {});
+    const { responses, errors, writeErrors, writes, storage } = await scenario(() => {});
     expect(responses).toMatchObject([{ status: 499, aborted: true, requestId: 'gone-1' }]);
     expect(errors).toEqual([]);
     expect(writeErrors).toEqual([]);
     expect(writes, 'nothing attempted on the dead socket').toEqual([]);
-    expect(await store.options.storage.listPets({ limit: 10 })).toEqual([]);
+    expect(await storage.listPets({ limit: 10 })).toEqual([]);
   });
 
   it('is the same when express.json() upstream was reading the body', async () => {

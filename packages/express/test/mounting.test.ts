@@ -16,14 +16,14 @@ const hostErrors: ErrorRequestHandler = (
 };
 
 describe('mount point', () => {
-  it('never lets a basePath taken from a header into Location or Link (500, onError)', async () => {
+  it('never lets a publicPath taken from a header into Location or Link (500, onError)', async () => {
     const errors: unknown[] = [];
     const store = memoryStore({ hooks: { onError: (event) => errors.push(event.error) } });
     const api = await serveApp((app) =>
       app.use(
         '/v1',
         petStoreRouter(store, {
-          basePath: (req) => String(req.headers['x-forwarded-prefix'] ?? '') + req.baseUrl,
+          publicPath: (req) => String(req.headers['x-forwarded-prefix'] ?? '') + req.baseUrl,
         }),
       ),
     );
@@ -38,7 +38,7 @@ describe('mount point', () => {
     expect(created.headers.location).toBeUndefined();
     expect(JSON.stringify(created)).not.toContain('evil');
     expect(errors).toHaveLength(1);
-    expect(String(errors[0])).toMatch(/basePath must be a URL path/);
+    expect(String(errors[0])).toMatch(/publicPath must be a URL path/);
     // Without a key, the forged prefix is not even looked at.
     const anonymous = await api.send({
       method: 'GET',

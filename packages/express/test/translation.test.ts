@@ -20,12 +20,12 @@ function echoStore(): PetStore {
   return {
     ...real,
     async handle(request): Promise<PetStoreResponse> {
-      const { method, path, query, basePath, headers } = request;
+      const { method, path, query, publicPath, headers } = request;
       const seen = {
         method,
         path,
         query,
-        basePath,
+        publicPath,
         host: headers.host !== undefined,
         body: await describeBody(request.body),
       };
@@ -48,7 +48,7 @@ describe('request translation', () => {
       method: 'GET',
       path: '/pets/%31',
       query: 'limit=%31&x=a+b',
-      basePath: '/v1',
+      publicPath: '/v1',
       host: true,
     });
     const root = JSON.parse((await api.send({ method: 'DELETE', path: '/v1' })).body);

@@ -1,5 +1,5 @@
-import type { PetStore } from '@petstore/core';
-import { isUnderPath, originForm, respond, toCoreRequest } from '@petstore/node';
+import { belowMount, checkPath, type PetStore, renamedOption } from '@petstore/core';
+import { originForm, respond, toCoreRequest } from '@petstore/node';
 import type {
   FastifyError,
   FastifyPluginCallback,
@@ -7,14 +7,17 @@ import type {
   FastifyRequest,
   onRequestHookHandler,
 } from 'fastify';
+import fp from 'fastify-plugin';
 
 export interface PetStorePluginOptions {
   /** What `createPetStore(...)` from `@petstore/core` returned. */
   readonly store: PetStore;
-  /** The base path clients see, for `Location` and `Link`, when a proxy rewrites it. Default: the `prefix`. */
-  readonly basePath?: string;
+  /** Where clients see the API, for `Location` and `Link`, when a proxy rewrites it. Default: the `prefix`. */
+  readonly publicPath?: string | undefined;
+  /** @deprecated Renamed `publicPath`; read until the next minor version. */
+  readonly basePath?: string | undefined;
   /** Called when a response could not be written; the client then got a plain 500 or a closed socket. */
-  readonly onWriteError?: (error: unknown, request: FastifyRequest) => void;
+  readonly onWriteError?: ((error: unknown, request: FastifyRequest) => void) | undefined;
 }
 
 /** Hands one request to the core and writes its answer past Fastify's reply. */
@@ -30,7 +33,7 @@ const mounts = new WeakMap<object, Array<{ prefix: string; answer: Answer }>>();
  * path segments as the prefix has are skipped, and the rest goes to the core as sent.
  */
 function prefixEnd(url: string, prefix: string, segments: number): number {
-  if (isUnderPath(url, prefix)) return prefix.length;
+  if (belowMount(url, prefix) !== undefined) return prefix.length;
   let at = 0;
   for (let segment = 0; segment < segments; segment++) {
     while (url.charCodeAt(at) === 47) at++;
@@ -40,20 +43,22 @@ function prefixEnd(url: string, prefix: string, segments: number): number {
 }
 
 /**
- * `await app.register(petStorePlugin, { store, prefix: '/v1' })`. Every
- * request under the prefix is answered from a route-level `onRequest` hook:
- * after the host's own `onRequest` hooks, before Fastify parses, validates,
- * serialises or judges anything, so the core decides every status, header
- * and body (see the README for the hooks that run).
+ * Every request under the prefix is answered from a route-level `onRequest`
+ * hook: after the host's own `onRequest` hooks, before Fastify parses,
+ * validates, serialises or judges anything, so the core decides every status,
+ * header and body (see the README for the hooks that run).
  */
-export const petStorePlugin: FastifyPluginCallback<PetStorePluginOptions> = (
-  fastify,
-  options,
-  done,
-) => {
+const plugin: FastifyPluginCallback<PetStorePluginOptions> = (fastify, options, done) => {
   const { store, onWriteError } = options;
   const { prefix } = fastify;
-  const basePath = options.basePath ?? prefix;
+  const given = renamedOption(
+    'petStorePlugin',
+    'basePath',
+    'publicPath',
+    options.basePath,
+    options.publicPath,
+  );
+  const publicPath = given === undefined ? prefix : checkPath(given, 'publicPath');
   const segments = prefix.split('/').filter((segment) => segment !== '').length;
 
   const answer: Answer = async (request, reply) => {
@@ -62,7 +67,7 @@ export const petStorePlugin: FastifyPluginCallback<PetStorePluginOptions> = (
     const req = request.raw;
     const coreRequest = () => {
       const url = originForm(req.url ?? '/');
-      return toCoreRequest(req, url.slice(prefixEnd(url, prefix, segments)), basePath);
+      return toCoreRequest(req, url.slice(prefixEnd(url, prefix, segments)), publicPath);
     };
     await respond(
       store,
@@ -95,6 +100,17 @@ export const petStorePlugin: FastifyPluginCallback<PetStorePluginOptions> = (
 };
 
 /**
+ * `await app.register(petStorePlugin, { store, prefix: '/v1' })`. Declared
+ * with `fastify-plugin`'s metadata (name, supported Fastify versions), and
+ * still encapsulated, so the `prefix` applies to its routes.
+ */
+export const petStorePlugin = fp(plugin, {
+  name: '@petstore/fastify',
+  fastify: '5.x',
+  encapsulate: true,
+});
+
+/**
  * For Fastify's `frameworkErrors` option: Fastify refuses a path it cannot
  * decode (`/v1/%ff`) before any route or hook runs; with this, such a path
  * under a pet store prefix is answered by the core too. Other errors get
@@ -106,7 +122,9 @@ export function petStoreFrameworkErrors(
   reply: FastifyReply,
 ): void {
   const url = originForm(request.raw.url ?? '/');
-  const mount = mounts.get(request.server.server)?.find(({ prefix }) => isUnderPath(url, prefix));
+  const mount = mounts
+    .get(request.server.server)
+    ?.find(({ prefix }) => belowMount(url, prefix) !== undefined);
   if (mount === undefined) void reply.send(error);
   else void mount.answer(request, reply);
 }

@@ -13,16 +13,16 @@ export async function listen(app: FastifyInstance): Promise<RunningServer> {
 export async function hostWithPetStore(
   store: PetStore,
   prefix: string,
-  options: { basePath?: string; server?: FastifyServerOptions } = {},
+  options: { publicPath?: string; server?: FastifyServerOptions } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({ frameworkErrors: petStoreFrameworkErrors, ...options.server });
   app.get('/healthz', async () => ({ ok: true }));
   app.post('/echo', async (request) => request.body);
-  const { basePath } = options;
+  const { publicPath } = options;
   await app.register(petStorePlugin, {
     store,
     prefix,
-    ...(basePath === undefined ? {} : { basePath }),
+    ...(publicPath === undefined ? {} : { publicPath }),
   });
   return app;
 }

@@ -1,20 +1,29 @@
-import type { PetStore, PetStoreResponse, RequestBody } from '@petstore/core';
-import { errorResponse } from '@petstore/core';
+import {
+  belowMount,
+  CLIENT_CLOSED_REQUEST,
+  checkPath,
+  errorResponse,
+  type PetStore,
+  type PetStoreResponse,
+  type RequestBody,
+  renamedOption,
+} from '@petstore/core';
 import { type BodyState, streamBody } from './stream-body.js';
 import { splitUrl } from './url.js';
 
 export interface PetStoreFetchOptions {
-  /** Where the API is served, as it appears in the request URL. Default `/v1`. */
-  readonly basePath?: string;
-  /** The base path clients see, for `Location` and `Link`, when a proxy rewrites it. Default `basePath`. */
-  readonly publicBasePath?: string;
+  /** Where the API is served, as it appears in the request URL (`/v1`). Default `''`: every path. */
+  readonly mountPath?: string | undefined;
+  /** Where clients see the API, for `Location` and `Link`, when a proxy rewrites it. Default: the mount. */
+  readonly publicPath?: string | undefined;
+  /** @deprecated Renamed `mountPath`; read until the next minor version. */
+  readonly basePath?: string | undefined;
+  /** @deprecated Renamed `publicPath`; read until the next minor version. */
+  readonly publicBasePath?: string | undefined;
 }
 
 /** A fetch-standard handler: Hono, Next.js route handlers, Bun, Deno, `@hono/node-server`. */
 export type PetStoreFetchHandler = (request: Request) => Promise<Response>;
-
-/** What a client that went away gets: nobody reads it; 499 is for logs only. */
-const ABORTED_STATUS = 499;
 
 function headersOf(request: Request): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -39,26 +48,43 @@ function toFetchResponse(response: PetStoreResponse, body: BodyState | undefined
   return new Response(bytes, { status: response.status, headers });
 }
 
+/** Outside the mount: not an API answer (no request id). A new Response each time: bodies are read once. */
+const NOT_FOUND = errorResponse({
+  kind: 'error',
+  code: 'not_found',
+  message: 'Nothing is served at this path.',
+});
+
 /**
- * `petStoreFetch(store, { basePath: '/v1' })`: the API under `basePath`, the
- * core's JSON 404 anywhere else. The full URL is read from the request, the
- * query string as sent (the core judges values undecoded).
+ * `petStoreFetch(store, { mountPath: '/v1' })`: the API under `/v1`, a JSON
+ * 404 anywhere else. The full URL is read from the request, the query string
+ * as sent (the core judges values undecoded).
  */
 export function petStoreFetch(
   store: PetStore,
   options: PetStoreFetchOptions = {},
 ): PetStoreFetchHandler {
-  const basePath = (options.basePath ?? '/v1').replace(/\/+$/, '');
-  const publicBasePath = options.publicBasePath ?? basePath;
+  const where = 'petStoreFetch';
+  const mounted = renamedOption(
+    where,
+    'basePath',
+    'mountPath',
+    options.basePath,
+    options.mountPath,
+  );
+  const mountPath = checkPath(mounted ?? '', 'mountPath');
+  const given = renamedOption(
+    where,
+    'publicBasePath',
+    'publicPath',
+    options.publicBasePath,
+    options.publicPath,
+  );
+  const publicPath = given === undefined ? mountPath : checkPath(given, 'publicPath');
   return async (request) => {
     const { path, query } = splitUrl(request.url);
-    if (path !== basePath && !path.startsWith(`${basePath}/`)) {
-      const message = `No route for ${path}.`;
-      return toFetchResponse(
-        errorResponse({ kind: 'error', code: 'not_found', message }),
-        undefined,
-      );
-    }
+    const below = belowMount(path, mountPath);
+    if (below === undefined) return toFetchResponse(NOT_FOUND, undefined);
     const stream = request.body;
     const state: BodyState | undefined =
       stream === null ? undefined : { ended: !declaresBody(request.headers) };
@@ -66,13 +92,13 @@ export function petStoreFetch(
       stream === null || state === undefined ? undefined : streamBody(stream, state);
     const response = await store.handle({
       method: request.method,
-      path: path.slice(basePath.length) || '/',
+      path: below || '/',
       query,
       headers: headersOf(request),
       body,
-      basePath: publicBasePath,
+      publicPath,
     });
-    if (response.aborted === true) return new Response(null, { status: ABORTED_STATUS });
+    if (response.aborted === true) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     return toFetchResponse(response, state);
   };
 }

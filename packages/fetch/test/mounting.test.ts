@@ -29,7 +29,7 @@ describe('beside host routes in a Hono app', () => {
 
 describe('the handler alone', () => {
   it("answers outside its base path with the core's JSON 404, before any auth", async () => {
-    running = await serveFetch(newStore(), { basePath: '/v1' });
+    running = await serveFetch(newStore(), { mountPath: '/v1' });
     for (const path of ['/', '/pets', '/v2/pets', '/v1x/pets']) {
       const res = await running.send({ method: 'GET', path });
       expect([path, res.status, res.headers['content-type']]).toEqual([
@@ -42,7 +42,7 @@ describe('the handler alone', () => {
   });
 
   it('reads the query as sent in the URL, undecoded', async () => {
-    const handler = petStoreFetch(newStore());
+    const handler = petStoreFetch(newStore(), { mountPath: '/v1' });
     const encoded = await handler(
       new Request('http://localhost/v1/pets?limit=%31', { headers: AUTH }),
     );
@@ -52,7 +52,7 @@ describe('the handler alone', () => {
   });
 
   it('keeps the connection for a body read to its end, closes it after one left unread', async () => {
-    const handler = petStoreFetch(newStore());
+    const handler = petStoreFetch(newStore(), { mountPath: '/v1' });
     const post = (headers: Record<string, string>) =>
       handler(
         new Request('http://localhost/v1/pets', {

@@ -13,10 +13,10 @@ export const serveFetch = (
   serveNodeServer(createAdaptorServer({ fetch: petStoreFetch(store, options) }) as Server);
 
 /** A Hono app with a route of its own, the API mounted with `app.all(`${prefix}/*`)`. */
-export function honoApp(store: PetStore, prefix = '/v1', publicBasePath?: string): Hono {
+export function honoApp(store: PetStore, prefix = '/v1', publicPath?: string): Hono {
   const handler = petStoreFetch(store, {
-    basePath: prefix,
-    ...(publicBasePath === undefined ? {} : { publicBasePath }),
+    mountPath: prefix,
+    ...(publicPath === undefined ? {} : { publicPath }),
   });
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ ok: true }));

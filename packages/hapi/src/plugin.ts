@@ -1,18 +1,19 @@
 import type { Plugin, Request, ResponseToolkit, RouteOptions, Server } from '@hapi/hapi';
-import type { PetStore } from '@petstore/core';
-import { mountAt } from './mount.js';
-import { toCoreRequest } from './to-core-request.js';
-import { writeResponse } from './write-response.js';
+import { checkPath, type PetStore, renamedOption } from '@petstore/core';
+import { respond } from '@petstore/node';
+import { belowPrefix, type Mount, toCoreRequest } from './to-core-request.js';
 
 export interface PetStorePluginOptions {
   /** What `createPetStore(...)` from `@petstore/core` returned. */
   readonly store: PetStore;
   /**
-   * The base path clients see, for `Location` and `Link`. Default: the
+   * Where clients see the API, for `Location` and `Link`. Default: the
    * `routes.prefix` the plugin is registered under. Give it when a proxy in
    * front rewrites the prefix.
    */
-  readonly basePath?: string;
+  readonly publicPath?: string | undefined;
+  /** @deprecated Renamed `publicPath`; read until the next minor version. */
+  readonly basePath?: string | undefined;
 }
 
 /** Hapi must not judge anything under the prefix: the core decides every status and body. */
@@ -56,19 +57,32 @@ export const petStorePlugin: Plugin<PetStorePluginOptions> = {
   register(server: Server, options: PetStorePluginOptions) {
     const { store } = options;
     const prefix = server.realm.modifiers.route.prefix ?? '';
-    const basePath = options.basePath ?? prefix;
-    const mount = mountAt(prefix, server.settings.router?.isCaseSensitive !== false);
+    const given = renamedOption(
+      'petStorePlugin',
+      'basePath',
+      'publicPath',
+      options.basePath,
+      options.publicPath,
+    );
+    const mount: Mount = {
+      prefix,
+      // hapi's router folds case unless `router.isCaseSensitive`: claim exactly what it routes to us.
+      caseSensitive: server.settings.router?.isCaseSensitive !== false,
+      publicPath: given === undefined ? prefix : checkPath(given, 'publicPath'),
+    };
 
-    const handler = (request: Request, h: ResponseToolkit) =>
-      store.handle(toCoreRequest(request, mount, basePath)).then((response) => {
-        try {
-          writeResponse(request.raw.req, request.raw.res, response);
-        } catch (error) {
-          request.log(['petstore', 'error'], error instanceof Error ? error : String(error));
-          request.raw.res.destroy();
-        }
-        return h.abandon; // written above, hapi adds nothing
-      });
+    const handler = async (request: Request, h: ResponseToolkit) => {
+      const onWriteError = (error: unknown) =>
+        request.log(['petstore', 'error'], error instanceof Error ? error : String(error));
+      await respond(
+        store,
+        request.raw.req,
+        request.raw.res,
+        () => toCoreRequest(request, mount),
+        onWriteError,
+      );
+      return h.abandon; // written above, hapi adds nothing
+    };
 
     // hapi tries routes of the request's own method before `*` routes, whatever
     // their path: naming the methods keeps a host's `GET /{p*}` or its CORS
@@ -85,7 +99,7 @@ export const petStorePlugin: Plugin<PetStorePluginOptions> = {
 
     // The one hook before routing: those requests are answered here, by the core.
     server.ext('onRequest', (request, h) =>
-      mount.below(request.path) !== undefined && refusedByHapi(request)
+      belowPrefix(request.path, mount) !== undefined && refusedByHapi(request)
         ? handler(request, h)
         : h.continue,
     );

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { hangUpMidBody, waitUntil } from '@petstore/conformance';
 import type { ErrorEvent, ResponseEvent } from '@petstore/core';
+import { createMemoryStorage } from '@petstore/storage-memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, memoryStore, type Running, serveHapi } from './helpers.js';
 
@@ -19,7 +20,9 @@ describe('a client that hangs up while the body is read', () => {
     const reached = new Promise<void>((resolve) => {
       seen = resolve;
     });
+    const storage = createMemoryStorage();
     const store = memoryStore({
+      storage,
       apiKeys: undefined,
       // The core has the request and is about to read its body.
       verify: (token) => {
@@ -56,6 +59,6 @@ describe('a client that hangs up while the body is read', () => {
     expect(errors).toEqual([]);
     expect(logged).toEqual([]);
     expect(writes, 'nothing attempted on the dead socket').toEqual([]);
-    expect(await store.options.storage.listPets({ limit: 10 })).toEqual([]);
+    expect(await storage.listPets({ limit: 10 })).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()));
 });
 
-async function serve(options: ServeOptions & { basePath?: string } = {}): Promise<Running> {
+async function serve(options: ServeOptions = {}): Promise<Running> {
   const server = await serveHapi(memoryStore(), options);
   running.push(server);
   return server;

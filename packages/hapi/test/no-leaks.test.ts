@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { coreTarget, type WireRequest, type WireResponse } from '@petstore/conformance';
 import type { PetStore } from '@petstore/core';
+import { createMemoryStorage } from '@petstore/storage-memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH, JSON_AUTH, memoryStore, type Running, serveHapi } from './helpers.js';
 
@@ -152,11 +153,13 @@ describe("hapi's own behaviour does not leak under the prefix", () => {
   let twin: PetStore;
 
   beforeAll(async () => {
-    const store = memoryStore();
-    twin = memoryStore();
+    const storage = createMemoryStorage();
+    const twinStorage = createMemoryStorage();
+    const store = memoryStore({ storage });
+    twin = memoryStore({ storage: twinStorage });
     for (const pet of pets) {
-      await store.options.storage.createPet(pet);
-      await twin.options.storage.createPet(pet);
+      await storage.createPet(pet);
+      await twinStorage.createPet(pet);
     }
     // A host that turns on everything hapi can add on its own: all of it stays outside the prefix.
     api = await serveHapi(store, {

@@ -1,14 +1,16 @@
-import { errorResponse, type PetStore } from '@petstore/core';
-import { isUnderPath, type NodeRequest, originForm, toCoreRequest } from './request.js';
+import { belowMount, checkPath, errorResponse, type PetStore, renamedOption } from '@petstore/core';
+import { type NodeRequest, originForm, toCoreRequest } from './request.js';
 import { type NodeResponse, respond, writeResponse } from './response.js';
 
 export interface PetStoreListenerOptions {
   /** Where the API is served (`/v1`); other paths are not ours. Default `''`: every path. */
-  readonly basePath?: string;
-  /** The base path clients see, for `Location` and `Link`, when a proxy rewrites it. Default `basePath`. */
-  readonly publicPath?: string;
+  readonly mountPath?: string | undefined;
+  /** Where clients see the API, for `Location` and `Link`, when a proxy rewrites it. Default: the mount. */
+  readonly publicPath?: string | undefined;
+  /** @deprecated Renamed `mountPath`; read until the next minor version. */
+  readonly basePath?: string | undefined;
   /** Called when a response could not be written; the client then got a plain 500 or a closed socket. */
-  readonly onWriteError?: (error: unknown, req: NodeRequest) => void;
+  readonly onWriteError?: ((error: unknown, req: NodeRequest) => void) | undefined;
 }
 
 /** Connect and Polka set it, with `req.url` cut below their mount path. */
@@ -38,7 +40,7 @@ function outerMount(req: MountedRequest, url: string): string {
 }
 
 /**
- * `http.createServer(petStoreListener(store, { basePath: '/v1' }))` serves the
+ * `http.createServer(petStoreListener(store, { mountPath: '/v1' }))` serves the
  * API under `/v1` and the core's JSON 404 elsewhere; as middleware (a third
  * `next` argument) it passes requests outside `/v1` on instead.
  */
@@ -46,24 +48,32 @@ export function petStoreListener(
   store: PetStore,
   options: PetStoreListenerOptions = {},
 ): PetStoreListener {
-  const { basePath = '', publicPath, onWriteError } = options;
-  if (basePath !== '' && !/^\/[^?#]*[^/?#]$/.test(basePath)) {
-    throw new TypeError(`basePath must be '' or a path like /v1 (no trailing /); got ${basePath}`);
-  }
+  const { onWriteError } = options;
+  const mounted = renamedOption(
+    'petStoreListener',
+    'basePath',
+    'mountPath',
+    options.basePath,
+    options.mountPath,
+  );
+  const mountPath = checkPath(mounted ?? '', 'mountPath');
+  const publicPath =
+    options.publicPath === undefined ? undefined : checkPath(options.publicPath, 'publicPath');
 
   return (req, res, next) => {
     const url = originForm(req.url ?? '/');
-    if (!isUnderPath(url, basePath)) {
+    const below = belowMount(url, mountPath);
+    if (below === undefined) {
       if (next !== undefined) next();
       else writeResponse(req, res, NOT_FOUND);
       return;
     }
-    const base = publicPath ?? outerMount(req, url) + basePath;
+    const base = publicPath ?? outerMount(req, url) + mountPath;
     void respond(
       store,
       req,
       res,
-      () => toCoreRequest(req, url.slice(basePath.length), base),
+      () => toCoreRequest(req, below, base),
       onWriteError && ((error) => onWriteError(error, req)),
     );
   };

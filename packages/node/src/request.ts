@@ -1,26 +1,23 @@
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
-import type { PetStoreRequest, RequestBody, RequestHeaders } from '@petstore/core';
+import {
+  belowMount,
+  type PetStoreRequest,
+  type RequestBody,
+  type RequestHeaders,
+} from '@petstore/core';
 
 /** A request as node:http (or its HTTP/2 compatibility API) gives it; `body` is set when a parser ran upstream. */
 export type NodeRequest = (IncomingMessage | Http2ServerRequest) & { readonly body?: unknown };
 
 /**
  * The request target in origin form: an absolute-form target
- * (`GET http://host/v1/pets HTTP/1.1`, as sent to proxies) loses its `scheme://authority`.
+ * (`GET http://host/v1/pets HTTP/1.1`, as sent to proxies) loses its
+ * `scheme://authority`. The one absolute-form rule of every Node adapter.
  */
 export function originForm(url: string): string {
   if (url.charCodeAt(0) === 47 /* / */) return url;
   return url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?]*/i, '') || '/';
-}
-
-/** Whether an origin-form `target` is `basePath` itself or below it (`/v1`, `/v1/…`, `/v1?…`; not `/v10`). */
-export function isUnderPath(target: string, basePath: string): boolean {
-  const after = target.charCodeAt(basePath.length); // `/`, `?` or the end
-  return (
-    target.startsWith(basePath) &&
-    (target.length === basePath.length || after === 47 || after === 63)
-  );
 }
 
 /** The body as the core should see it, whether or not a parser ran upstream. */
@@ -48,12 +45,13 @@ export function headersOf(req: NodeRequest): RequestHeaders {
 
 /**
  * The core's request. `target` is the origin-form target below the mount
- * (`/pets/1?x=y`, or `` / `?x=y` for the mount itself), neither decoded.
+ * (`/pets/1?x=y`, or `` / `?x=y` for the mount itself), neither decoded;
+ * `publicPath` is where clients see the API, for links.
  */
 export function toCoreRequest(
   req: NodeRequest,
   target: string,
-  basePath: string,
+  publicPath: string,
   body: RequestBody = bodyOf(req),
 ): PetStoreRequest {
   const queryAt = target.indexOf('?');
@@ -63,6 +61,10 @@ export function toCoreRequest(
     query: queryAt === -1 ? '' : target.slice(queryAt + 1),
     headers: headersOf(req),
     body,
-    basePath,
+    publicPath,
   };
 }
+
+/** @deprecated Use `belowMount(target, mountPath) !== undefined` from `@petstore/core`; removed in the next minor version. */
+export const isUnderPath = (target: string, mountPath: string): boolean =>
+  belowMount(target, mountPath) !== undefined;

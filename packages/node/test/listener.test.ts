@@ -49,7 +49,7 @@ function raw(origin: string, text: string): Promise<string> {
 
 describe('as the whole server', () => {
   it("answers the core's JSON 404 outside the base path, with no request id", async () => {
-    const api = await serve(petStoreListener(memoryStore(), { basePath: '/v1' }));
+    const api = await serve(petStoreListener(memoryStore(), { mountPath: '/v1' }));
     for (const path of ['/', '/v2/pets', '/v1x/pets', '/pets']) {
       const response = await api.send({ method: 'GET', path, headers: AUTH });
       expect([path, response.status, response.headers['content-type']]).toEqual([
@@ -76,13 +76,34 @@ describe('as the whole server', () => {
     expect([created.status, created.headers.location]).toEqual([201, '/pets/1']);
   });
 
-  it('refuses a base path that is not a plain path', () => {
-    for (const basePath of ['v1', '/v1/', '/', '/v1?x'])
-      expect(() => petStoreListener(memoryStore(), { basePath })).toThrow(TypeError);
+  it('refuses a mount path that is not a plain path, and reads the usual spellings of one', async () => {
+    for (const mountPath of ['/v1?x', 'https://x/v1', '/v1/../admin', '//evil', '/v 1'])
+      expect(() => petStoreListener(memoryStore(), { mountPath }), mountPath).toThrow(TypeError);
+    for (const mountPath of ['v1', '/v1/']) {
+      const api = await serve(petStoreListener(memoryStore(), { mountPath }));
+      const created = await api.send({
+        method: 'POST',
+        path: '/v1/pets',
+        headers: JSON_AUTH,
+        body: PET,
+      });
+      expect([mountPath, created.headers.location]).toEqual([mountPath, '/v1/pets/1']);
+    }
+  });
+
+  it('still reads the old option name basePath for the mount', async () => {
+    const api = await serve(petStoreListener(memoryStore(), { basePath: '/old' }));
+    const created = await api.send({
+      method: 'POST',
+      path: '/old/pets',
+      headers: JSON_AUTH,
+      body: PET,
+    });
+    expect(created.headers.location).toBe('/old/pets/1');
   });
 
   it('reads an absolute-form target (as sent to a proxy) by its path', async () => {
-    const api = await serve(petStoreListener(memoryStore(), { basePath: '/v1' }));
+    const api = await serve(petStoreListener(memoryStore(), { mountPath: '/v1' }));
     const answer = await raw(
       api.origin,
       `POST ${api.origin}/v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\n` +
@@ -99,7 +120,7 @@ describe('as the whole server', () => {
       handle: async () => ({ status: 200, headers: { 'x-broken': 'line\nbreak' }, body: '{}' }),
     };
     const api = await serve(
-      petStoreListener(store, { basePath: '/v1', onWriteError: (error) => errors.push(error) }),
+      petStoreListener(store, { mountPath: '/v1', onWriteError: (error) => errors.push(error) }),
     );
     const response = await api.send({ method: 'GET', path: '/v1/pets', headers: AUTH });
     expect([response.status, JSON.parse(response.body).code]).toEqual([500, 'internal_error']);
@@ -115,7 +136,7 @@ describe('as Connect-style middleware (a third `next` argument)', () => {
           if (req.url !== '/healthz') return next();
           res.end('ok');
         },
-        petStoreListener(memoryStore(), { basePath: '/v1' }),
+        petStoreListener(memoryStore(), { mountPath: '/v1' }),
       ),
     );
     const health = await api.send({ method: 'GET', path: '/healthz' });
@@ -137,7 +158,7 @@ describe('as Connect-style middleware (a third `next` argument)', () => {
           Object.assign(req, { body: JSON.parse(Buffer.concat(chunks).toString()) });
           next();
         },
-        petStoreListener(memoryStore(), { basePath: '/v1' }),
+        petStoreListener(memoryStore(), { mountPath: '/v1' }),
       ),
     );
     const created = await api.send({
@@ -151,7 +172,7 @@ describe('as Connect-style middleware (a third `next` argument)', () => {
 
   it('links through the mount path the framework cut off req.url', async () => {
     const api = await serve(
-      chain(['/tenant', petStoreListener(memoryStore(), { basePath: '/v1' })]),
+      chain(['/tenant', petStoreListener(memoryStore(), { mountPath: '/v1' })]),
     );
     const created = await api.send({
       method: 'POST',
@@ -192,7 +213,7 @@ describe('as Connect-style middleware (a third `next` argument)', () => {
           // A host middleware still busy (say, with its own auth) when the client goes away.
           req.once('aborted', () => setTimeout(next, 50));
         },
-        petStoreListener(store, { basePath: '/v1' }),
+        petStoreListener(store, { mountPath: '/v1' }),
       ),
     );
     const socket = connect((api.server.address() as AddressInfo).port, '127.0.0.1');
@@ -223,7 +244,7 @@ describe('over HTTP/2 (the compatibility API)', () => {
         return real.handle(request);
       },
     };
-    const server = createHttp2Server(petStoreListener(store, { basePath: '/v1' }));
+    const server = createHttp2Server(petStoreListener(store, { mountPath: '/v1' }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const session = http2Connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     const send = (headers: Record<string, string>, body?: string) =>

@@ -54,7 +54,7 @@ function expressApp(store: PetStore, { mountPath, publicPath }: Mount, json = fa
   app.get('/healthz', (_req, res) => {
     res.json(hostRoute);
   });
-  const options = publicPath === undefined ? {} : { basePath: () => publicPath };
+  const options = publicPath === undefined ? {} : { publicPath };
   return app.use(mountPath, petStoreRouter(store, options));
 }
 
@@ -70,7 +70,7 @@ async function fastifyApp(store: PetStore, { mountPath, publicPath }: Mount) {
   await app.register(fastifyPlugin, {
     store,
     prefix: mountPath,
-    ...(publicPath === undefined ? {} : { basePath: publicPath }),
+    ...(publicPath === undefined ? {} : { publicPath }),
   });
   return app;
 }
@@ -85,7 +85,7 @@ async function listenHapi(server: Hapi.Server): Promise<RunningServer> {
 async function hapiServer(store: PetStore, { mountPath, publicPath }: Mount) {
   const server = Hapi.server({ host: '127.0.0.1', port: 0 });
   server.route({ method: 'GET', path: '/healthz', handler: () => hostRoute });
-  const options = publicPath === undefined ? { store } : { store, basePath: publicPath };
+  const options = publicPath === undefined ? { store } : { store, publicPath };
   await server.register({ plugin: hapiPlugin, options }, { routes: { prefix: mountPath } });
   return server;
 }
@@ -93,8 +93,8 @@ async function hapiServer(store: PetStore, { mountPath, publicPath }: Mount) {
 /** A fetch handler as a Hono app mounts it: `app.all('/v1/*', (c) => handler(c.req.raw))`. */
 function honoApp(store: PetStore, { mountPath, publicPath }: Mount): Hono {
   const handler = petStoreFetch(store, {
-    basePath: mountPath,
-    ...(publicPath === undefined ? {} : { publicBasePath: publicPath }),
+    mountPath,
+    ...(publicPath === undefined ? {} : { publicPath }),
   });
   const app = new Hono();
   app.get('/healthz', (c) => c.json(hostRoute));
@@ -175,7 +175,7 @@ export const HOSTS = {
     ...listenOnly((store, { mountPath, publicPath }) =>
       onNodeServer(
         petStoreListener(store, {
-          basePath: mountPath,
+          mountPath,
           ...(publicPath === undefined ? {} : { publicPath }),
         }),
       ),
@@ -188,22 +188,22 @@ export const HOSTS = {
       app.use('/healthz', (_req, res) => res.end('ok'));
       app.use(
         petStoreListener(store, {
-          basePath: mountPath,
+          mountPath,
           ...(publicPath === undefined ? {} : { publicPath }),
         }),
       );
       return onNodeServer(app);
     }),
     listenNested: (store, outer, inner) =>
-      onNodeServer(connect().use(outer, petStoreListener(store, { basePath: inner }))),
+      onNodeServer(connect().use(outer, petStoreListener(store, { mountPath: inner }))),
   },
   fetch: {
     name: 'fetch handler on @hono/node-server',
     ...listenOnly((store, { mountPath, publicPath }) =>
       onFetchServer(
         petStoreFetch(store, {
-          basePath: mountPath,
-          ...(publicPath === undefined ? {} : { publicBasePath: publicPath }),
+          mountPath,
+          ...(publicPath === undefined ? {} : { publicPath }),
         }),
       ),
     ),

@@ -157,7 +157,9 @@ export interface operations {
     listPets: {
         parameters: {
             query?: {
+                /** @description Maximum number of items returned. */
                 limit?: number;
+                /** @description Only animals with this availability status. */
                 status?: components["schemas"]["PetStatus"];
                 /** @description Opaque cursor taken from the `Link: rel="next"` header of the previous page. */
                 cursor?: string;
@@ -357,6 +359,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
+                /** @description Identifier of the animal. */
                 petId: number;
             };
             cookie?: never;
@@ -462,6 +465,7 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
+                /** @description Maximum number of items returned. */
                 limit?: number;
                 /** @description Opaque cursor taken from the `Link: rel="next"` header of the previous page. */
                 cursor?: string;

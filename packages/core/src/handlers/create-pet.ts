@@ -1,22 +1,22 @@
 import type { Principal } from '../auth.js';
 import { type ParsedJson, readJsonBody } from '../body.js';
+import { type HandlerResult, type RequestContext, reply } from '../context.js';
 import { type ApiError, apiError, isApiError } from '../errors.js';
 import { fingerprint, idempotencyKey } from '../idempotency.js';
 import type { ResolvedOptions } from '../options.js';
 import type { NewPet, Pet, PetInput } from '../schemas.js';
 import { isPlainNewPet, NewPetSchema } from '../schemas.js';
 import { validateBody } from '../validation.js';
-import { type Handler, type HandlerResult, type RequestContext, reply } from './context.js';
 import { presentPet } from './present.js';
 
-const created = (pet: Pet, basePath: string, replayed: boolean): HandlerResult => {
+const created = (pet: Pet, publicPath: string, replayed: boolean): HandlerResult => {
   const shown = presentPet(pet);
-  const location = `${basePath}/pets/${shown.id}`;
+  const location = `${publicPath}/pets/${shown.id}`;
   return reply(201, shown, replayed ? { location, 'idempotent-replayed': 'true' } : { location });
 };
 
 /** Not async: a refused request answers at once, and a create waits only on the storage. */
-export const createPet: Handler = (context) => {
+export const createPet = (context: RequestContext): HandlerResult | Promise<HandlerResult> => {
   const { request, options } = context;
   const key = idempotencyKey(request.headers);
   if (isApiError(key)) return key;
@@ -29,7 +29,7 @@ export const createPet: Handler = (context) => {
 function store(
   body: ParsedJson | ApiError,
   key: string | undefined,
-  { options, basePath, principal }: RequestContext,
+  { options, publicPath, principal }: RequestContext,
 ): HandlerResult | Promise<HandlerResult> {
   if (isApiError(body)) return body;
   let input: NewPet;
@@ -45,10 +45,10 @@ function store(
   if (key === undefined || principal === undefined) {
     // Promise.resolve: a storage may answer with any thenable, as `await` would take it.
     return Promise.resolve(options.storage.createPet(pet)).then((stored) =>
-      created(stored, basePath, false),
+      created(stored, publicPath, false),
     );
   }
-  return storeOnce(pet, input, key, principal, options, basePath);
+  return storeOnce(pet, input, key, principal, options, publicPath);
 }
 
 /** The create under an Idempotency-Key: at most one pet per key and principal. */
@@ -58,7 +58,7 @@ async function storeOnce(
   key: string,
   principal: Principal,
   options: ResolvedOptions,
-  basePath: string,
+  publicPath: string,
 ): Promise<HandlerResult> {
   const claim = {
     scope: principal.id,
@@ -69,9 +69,9 @@ async function storeOnce(
   const outcome = await options.storage.createPetIdempotent(pet, claim);
   switch (outcome.kind) {
     case 'created':
-      return created(outcome.pet, basePath, false);
+      return created(outcome.pet, publicPath, false);
     case 'replayed':
-      return created(outcome.pet, basePath, true);
+      return created(outcome.pet, publicPath, true);
     case 'fingerprint_mismatch':
       return apiError(
         'idempotency_key_reused',

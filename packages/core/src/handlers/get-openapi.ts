@@ -1,4 +1,4 @@
-import { type Handler, reply } from './context.js';
+import { type RequestContext, reply } from '../context.js';
 
 /** The document is built once per store; see openapi.ts. */
-export const getOpenApi: Handler = async ({ openApiDocument }) => reply(200, openApiDocument);
+export const getOpenApi = async ({ store }: RequestContext) => reply(200, store.openApiDocument);

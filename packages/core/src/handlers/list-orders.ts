@@ -1,16 +1,23 @@
-import { isApiError } from '../errors.js';
-import { nextLink, parsePageParams } from '../query.js';
-import { type Handler, reply } from './context.js';
+import { type RequestContext, reply } from '../context.js';
+import { nextLink } from '../query.js';
 import { presentOrder } from './present.js';
 
-export const listOrders: Handler = async ({ query, options, basePath }) => {
-  const page = parsePageParams(query);
-  if (isApiError(page)) return page;
+interface ListOrdersParams {
+  readonly limit: number;
+  /** The last id of the previous page. */
+  readonly cursor: number | undefined;
+}
 
-  const rows = await options.storage.listOrders({ afterId: page.afterId, limit: page.limit + 1 });
-  const orders = rows.slice(0, page.limit).map(presentOrder);
+export async function listOrders({
+  params,
+  options,
+  publicPath,
+}: RequestContext<ListOrdersParams>) {
+  const { limit, cursor } = params;
+  const rows = await options.storage.listOrders({ afterId: cursor, limit: limit + 1 });
+  const orders = rows.slice(0, limit).map(presentOrder);
   const last = orders.at(-1);
-  return rows.length > page.limit && last !== undefined
-    ? reply(200, orders, { link: nextLink(`${basePath}/store/orders`, page.limit, last.id) })
+  return rows.length > limit && last !== undefined
+    ? reply(200, orders, { link: nextLink(`${publicPath}/store/orders`, limit, last.id) })
     : reply(200, orders);
-};
+}

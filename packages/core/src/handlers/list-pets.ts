@@ -1,24 +1,26 @@
-import { isApiError } from '../errors.js';
-import { nextLink, parsePageParams, parseStatusParam } from '../query.js';
-import type { Pet } from '../schemas.js';
-import { type Handler, reply } from './context.js';
+import { type RequestContext, reply } from '../context.js';
+import { nextLink } from '../query.js';
+import type { Pet, PetStatus } from '../schemas.js';
 import { presentPet } from './present.js';
 
-/** Not async: a refused request answers at once, and a page waits only on the storage. */
-export const listPets: Handler = ({ query, options, basePath }) => {
-  const page = parsePageParams(query);
-  if (isApiError(page)) return page;
-  const status = parseStatusParam(query);
-  if (isApiError(status)) return status;
+interface ListPetsParams {
+  readonly limit: number;
+  readonly status: PetStatus | undefined;
+  /** The last id of the previous page. */
+  readonly cursor: number | undefined;
+}
 
+/** Not async: a page waits only on the storage. */
+export function listPets({ params, options, publicPath }: RequestContext<ListPetsParams>) {
+  const { limit, status, cursor } = params;
   // One row more than asked tells whether a next page exists.
-  const rows = options.storage.listPets({ status, afterId: page.afterId, limit: page.limit + 1 });
+  const rows = options.storage.listPets({ status, afterId: cursor, limit: limit + 1 });
   return Promise.resolve(rows).then((found) => {
     const pets: Pet[] = [];
-    for (let i = 0; i < found.length && i < page.limit; i++) pets.push(presentPet(found[i] as Pet));
+    for (let i = 0; i < found.length && i < limit; i++) pets.push(presentPet(found[i] as Pet));
     const last = pets.at(-1);
-    return found.length > page.limit && last !== undefined
-      ? reply(200, pets, { link: nextLink(`${basePath}/pets`, page.limit, last.id, status) })
+    return found.length > limit && last !== undefined
+      ? reply(200, pets, { link: nextLink(`${publicPath}/pets`, limit, last.id, status) })
       : reply(200, pets);
   });
-};
+}

@@ -1,0 +1,90 @@
+import { type AuthUnavailable, isAuthUnavailable, type Principal } from './auth.js';
+import type { HandlerResult, RequestContext } from './context.js';
+import { type ApiError, apiError, isApiError } from './errors.js';
+import { callHook } from './hooks.js';
+import type { OperationSpec } from './operations.js';
+import { parseRawQuery } from './query.js';
+import { readParams } from './read-params.js';
+import type { Match } from './router.js';
+import { invalidInput } from './validation.js';
+
+type Settled = HandlerResult | Promise<HandlerResult>;
+
+/**
+ * Routes and authenticates a request, then runs its operation. Authentication
+ * comes first: an unauthenticated client learns nothing about routes or input.
+ * Synchronous unless something is worth a wait (a `verify`, the storage).
+ */
+export function dispatch(context: RequestContext): Settled {
+  const { request, store } = context;
+  const match = store.findRoute(request.method, request.path);
+  const isPublic = match.kind === 'operation' && match.operation.public === true;
+  const principal = isPublic ? undefined : store.authenticate(request.headers);
+  return principal instanceof Promise
+    ? principal.then((settled) => admit(context, match, settled))
+    : admit(context, match, principal);
+}
+
+const bug = (context: RequestContext, error: unknown): ApiError => {
+  context.failure = error;
+  return apiError('internal_error', 'Something went wrong on our side.');
+};
+
+function admit(
+  context: RequestContext,
+  match: Match,
+  principal: Principal | ApiError | AuthUnavailable | undefined,
+): Settled {
+  if (isAuthUnavailable(principal)) {
+    context.failure = principal.cause;
+    return principal.error;
+  }
+  if (isApiError(principal)) return principal;
+  context.principal = principal;
+  if (match.kind === 'method_not_allowed') {
+    context.route = match.route;
+    const message = `${context.request.method} is not allowed here; use ${match.allow}.`;
+    return apiError('method_not_allowed', message, { headers: { allow: match.allow } });
+  }
+  // Links, and a 404's path as the client sent it, start from the public path: checked only now.
+  const { store } = context;
+  const isPublic = match.kind === 'operation' && match.operation.public === true;
+  const publicPath = isPublic ? store.options.publicPath : store.publicPathOf(context.request);
+  if (publicPath instanceof TypeError) return bug(context, publicPath);
+  context.publicPath = publicPath;
+  if (match.kind === 'not_found') {
+    return apiError('not_found', `No route for ${publicPath}${context.request.path}.`);
+  }
+  context.route = match.route;
+  return run(context, match.operation, match.params);
+}
+
+/** The operation's headers and hook, its parameters, then its handler. */
+function run(context: RequestContext, operation: OperationSpec, captures: readonly string[]) {
+  const { options } = context;
+  context.operationId = operation.operationId;
+  if (operation.headers !== undefined) {
+    const values: Record<string, string> = {};
+    for (const { name, value } of operation.headers) {
+      values[name.toLowerCase()] = value(options, context.publicPath);
+    }
+    context.operationHeaders = values;
+  }
+  const { hooks } = options;
+  if (operation.deprecated === true && hooks.onDeprecatedCall !== undefined) {
+    const site = {
+      method: context.request.method,
+      route: operation.path,
+      requestId: context.requestId,
+    };
+    const event = { operationId: operation.operationId, ...site, sunsetAt: options.sunsetAt };
+    callHook(hooks, hooks.onDeprecatedCall, event, site);
+  }
+  if (operation.parameters.length > 0) {
+    const query = parseRawQuery(context.request.query ?? '');
+    const read = readParams(operation.parameters, query, captures);
+    if (!read.ok) return invalidInput(read.where, read.details);
+    context.params = read.values;
+  }
+  return operation.handler(context);
+}

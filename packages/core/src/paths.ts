@@ -1,0 +1,61 @@
+/** RFC 3986 path characters: nothing that could end a header value or a `<...>` link. */
+const PATH_CHARACTERS = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
+/** A colon before the first slash reads as a scheme (`https:`): a URL, not a path. */
+const SCHEME_LIKE = /^[^/]*:/;
+const DOT_SEGMENT = /(?:^|\/)\.{1,2}(?:\/|$)/;
+
+/**
+ * The one check of a configured path (where an adapter is mounted, or the
+ * public base of links): URL path characters only, no scheme or host (`//`),
+ * no `.`/`..` segment. Trailing slashes are trimmed (`''` and `/` both mean the
+ * root) and a leading one added. A `TypeError` naming `option` says what is wrong.
+ */
+export function parsePath(path: unknown, option: string): string | TypeError {
+  const shown = JSON.stringify(typeof path === 'string' ? path.slice(0, 100) : path);
+  if (typeof path !== 'string' || !PATH_CHARACTERS.test(path)) {
+    return new TypeError(
+      `${option} must be a URL path (letters, digits, - . _ ~ ! $ & ' ( ) * + , ; = : @ / and %XX escapes), got ${shown}`,
+    );
+  }
+  if (SCHEME_LIKE.test(path)) {
+    return new TypeError(`${option} must be a path, not a URL, got ${shown}`);
+  }
+  if (DOT_SEGMENT.test(path)) {
+    return new TypeError(`${option} must not have . or .. segments, got ${shown}`);
+  }
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
+  const trimmed = path.slice(0, end);
+  const based = trimmed === '' || trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  // `//host/...` in a Location is another host.
+  if (based.startsWith('//')) {
+    return new TypeError(`${option} must not start with //, got ${shown}`);
+  }
+  return based;
+}
+
+/** `parsePath` for configuration: throws what it would return. */
+export function checkPath(path: unknown, option: string): string {
+  const parsed = parsePath(path, option);
+  if (parsed instanceof TypeError) throw parsed;
+  return parsed;
+}
+
+/**
+ * The rest of an origin-form `target` (path and query) below `mountPath`, or
+ * undefined when the target is not under it: `/v1`, `/v1/…` and `/v1?…` are
+ * under `/v1` (`''`, `/…`, `?…` are returned), `/v10` is not. The one test of
+ * "is this ours" every adapter uses; `caseSensitive: false` for routers that
+ * fold case (hapi's `isCaseSensitive: false`).
+ */
+export function belowMount(
+  target: string,
+  mountPath: string,
+  caseSensitive = true,
+): string | undefined {
+  const end = mountPath.length;
+  const head = caseSensitive || end === 0 ? target : target.slice(0, end).toLowerCase();
+  if (!head.startsWith(caseSensitive ? mountPath : mountPath.toLowerCase())) return undefined;
+  const after = target.charCodeAt(end); // `/`, `?` or the end
+  return target.length === end || after === 47 || after === 63 ? target.slice(end) : undefined;
+}
