@@ -1,4 +1,12 @@
-import { FRAMEWORKS } from './measurements/adapter-overhead.js';
+import type { Framework } from './results.js';
+
+/** Hosts with a bare route and our adapter side by side; node:http is the floor every Node host stands on. */
+export const FRAMEWORKS = [
+  'express',
+  'hapi',
+  'node',
+  'fastify',
+] as const satisfies readonly Framework[];
 
 /** How long and how big each measurement runs; `--smoke` shrinks everything to seconds. */
 export interface BenchConfig {

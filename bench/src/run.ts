@@ -12,9 +12,9 @@ import { availableParallelism, cpus, loadavg, platform, release, tmpdir, totalme
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { FULL, plannedSeconds, SMOKE } from './config.js';
+import { FRAMEWORKS, FULL, plannedSeconds, SMOKE } from './config.js';
 import { canPin, LOAD_CPU, pinSelf, SERVER_CPU } from './cpu.js';
-import { FRAMEWORKS, measureAdapterOverhead } from './measurements/adapter-overhead.js';
+import { measureAdapterOverhead } from './measurements/adapter-overhead.js';
 import { measureCoreAlone } from './measurements/core-alone.js';
 import { measureMemory } from './measurements/memory.js';
 import { measurePageCostMemory, measurePageCostPostgres } from './measurements/page-cost.js';

@@ -1,5 +1,5 @@
 import { type BenchChild, startChild } from '../child.js';
-import type { BenchConfig } from '../config.js';
+import { type BenchConfig, FRAMEWORKS } from '../config.js';
 import { SERVER_CPU } from '../cpu.js';
 import { withCpu } from '../cpu-usage.js';
 import { AUTHORIZATION, CREATE_BODY, CREATE_PATH, LIST_PATH } from '../fixtures.js';
@@ -9,14 +9,6 @@ import type { AdapterOverhead, Framework } from '../results.js';
 import { figures, type MeasuredRun } from '../run-figures.js';
 import type { ServerSpec } from '../servers/entry.js';
 import { expectStatus, probe } from './http-probe.js';
-
-/** Hosts with a bare route and our adapter side by side; node:http is the floor every Node host stands on. */
-export const FRAMEWORKS = [
-  'express',
-  'hapi',
-  'node',
-  'fastify',
-] as const satisfies readonly Framework[];
 
 export const SERVER_ENTRY = new URL('../servers/entry.ts', import.meta.url);
 

@@ -245,3 +245,26 @@ describe("Fastify's router options", () => {
     expect([list.status, list.body]).toEqual([200, '[]']);
   });
 });
+
+describe('plugin metadata (fastify-plugin)', () => {
+  it('names the plugin and the Fastify versions it supports, and stays encapsulated', async () => {
+    const meta = (petStorePlugin as unknown as Record<symbol, unknown>)[Symbol.for('plugin-meta')];
+    expect(meta).toMatchObject({ name: '@petstore/fastify', fastify: '5.x' });
+    const app = Fastify();
+    await app.register(petStorePlugin, { store: memoryStore(), prefix: '/v1' });
+    await app.register(petStorePlugin, { store: memoryStore(), prefix: '/v2' });
+    expect(app.hasPlugin('@petstore/fastify')).toBe(true);
+    const api = await serve(app);
+    // Each registration keeps its own prefix: encapsulated, as before the metadata.
+    for (const prefix of ['/v1', '/v2']) {
+      const created = await api.send({
+        method: 'POST',
+        path: `${prefix}/pets`,
+        headers: JSON_AUTH,
+        body: PET,
+      });
+      expect([created.status, created.headers.location]).toEqual([201, `${prefix}/pets/1`]);
+    }
+    expect((await api.send({ method: 'GET', path: '/pets', headers: AUTH })).status).toBe(404);
+  });
+});
