@@ -114,11 +114,6 @@ export function frontDoor(options: FrontDoorOptions, api: RequestListener): Requ
       refuse(req, res, 'The request target must be a path such as /v1/pets.');
       return;
     }
-    // Node would answer this itself with an empty body (see createLimitedServer).
-    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
-      refuse(req, res, 'An HTTP/1.1 request must have a Host header.');
-      return;
-    }
     if (belowMount(path, mountPath) !== undefined) {
       toApi(req, res);
       return;

@@ -1,10 +1,11 @@
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerClientErrors } from './client-errors.js';
+import { installClientErrorHandler } from '@petstore/node';
 import { createLimitedServer } from './connection-limits.js';
 import { type Connections, trackConnections } from './connections.js';
 import { frontDoor } from './front-door.js';
 import { hostRouteTable } from './host-routes.js';
+import { logRequest } from './logging.js';
 import type { ServiceParts } from './service.js';
 import type { Drain } from './shutdown.js';
 
@@ -71,7 +72,18 @@ export function createHttpService(
             }),
         ),
       );
-      answerClientErrors(server, logger);
+      // What Node's parser refuses, a bad Expect, CONNECT, a missing Host: the Error body, logged.
+      installClientErrorHandler(server, {
+        onClientError: ({ method, status, requestId, reason }) =>
+          logRequest(logger, {
+            method,
+            route: undefined,
+            status,
+            durationMs: 0,
+            requestId,
+            reason,
+          }),
+      });
       // Errors while listening reject `listen` (or hapi's start); any later one is logged, not fatal.
       server.on('error', (error) => {
         if (server.listening) logger.error({ err: error }, 'server error');

@@ -17,7 +17,6 @@ export {
   type DocsRoutes,
   type DocsRoutesOptions,
 } from './docs-route.js';
-export { HOST_ERRORS, type HostErrorCode } from './error-answers.js';
 export { type FrontDoorOptions, frontDoor } from './front-door.js';
 export {
   createHostRoutes,

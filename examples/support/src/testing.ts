@@ -1,3 +1,4 @@
+export { type RawAnswer, type RawRequestOptions, rawRequest } from '@petstore/conformance';
 export {
   CHROMIUM_PATH,
   chromiumAvailable,
@@ -40,6 +41,5 @@ export {
   startApp,
   startListening,
 } from './testing/process.js';
-export { type RawAnswer, type RawRequestOptions, rawRequest } from './testing/raw.js';
 export { describeSignalsThroughPnpm, type SignalSuiteOptions } from './testing/signals-suite.js';
 export { describeExampleApp, type ExampleAppSuiteOptions } from './testing/suite.js';

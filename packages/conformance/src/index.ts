@@ -15,6 +15,7 @@ export type {
 } from './conformance/types.js';
 export { hangUpMidBody, waitUntil } from './hang-up.js';
 export { POUR_TOTAL, type PourOutcome, pour } from './pour.js';
+export { type RawAnswer, type RawRequestOptions, rawRequest } from './raw.js';
 export { createResponseValidator } from './response-validator.js';
 export * from './storage-contract.js';
 export {

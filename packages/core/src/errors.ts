@@ -13,6 +13,11 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   internal_error: 500,
   service_unavailable: 503,
+  // What a Node host's HTTP layer refuses before any route (installClientErrorHandler).
+  request_timeout: 408,
+  expectation_failed: 417,
+  headers_too_large: 431,
+  http_version_not_supported: 505,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -68,6 +68,10 @@ const ERROR_TEXT: Record<ErrorCode, string> = {
   internal_error: 'Unexpected error (`internal_error`).',
   service_unavailable:
     'Storage unreachable (`service_unavailable`); retry after `Retry-After` seconds.',
+  request_timeout: 'The request was not received in time (`request_timeout`).',
+  expectation_failed: 'An `Expect` other than `100-continue` (`expectation_failed`).',
+  headers_too_large: 'Request headers too large (`headers_too_large`).',
+  http_version_not_supported: 'Not HTTP/1.1 (`http_version_not_supported`).',
 };
 
 const HEADER_DOCS = {

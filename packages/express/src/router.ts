@@ -1,8 +1,21 @@
-import { checkPath, type PetStore, type RequestBody, renamedOption } from '@petstore/core';
+import {
+  belowMount,
+  checkPath,
+  type PetStore,
+  type RequestBody,
+  renamedOption,
+} from '@petstore/core';
 import { bodyFromParserError, bodyOf, originForm, respond, toCoreRequest } from '@petstore/node';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 
 export interface PetStoreRouterOptions {
+  /**
+   * Where the API is, below wherever the router is used: with it,
+   * `app.use(petStoreRouter(store, { mountPath: '/v1' }))` serves `/v1` exactly as
+   * every other host does (case-sensitively: `app.use('/v1', …)` also matches `/V1`),
+   * and passes other paths on. Default `''`: everything the router is given.
+   */
+  readonly mountPath?: string | undefined;
   /**
    * Where clients see the API, for `Location` and `Link`, when a proxy rewrites
    * it: a path, or a function of the request. Default: the mount (`req.baseUrl`).
@@ -24,7 +37,7 @@ export interface PetStoreRouterOptions {
 export type PetStoreRouter = [RequestHandler, ErrorRequestHandler];
 
 /** The public path of a request: the option's (checked once, if a string), else the mount. */
-function publicPathOf(options: PetStoreRouterOptions): (req: Request) => string {
+function publicPathOf(options: PetStoreRouterOptions, mountPath: string): (req: Request) => string {
   const given = renamedOption(
     'petStoreRouter',
     'basePath',
@@ -32,7 +45,7 @@ function publicPathOf(options: PetStoreRouterOptions): (req: Request) => string 
     options.basePath,
     options.publicPath,
   );
-  if (given === undefined) return (req) => req.baseUrl;
+  if (given === undefined) return (req) => req.baseUrl + mountPath;
   if (typeof given === 'function') return given;
   const path = checkPath(given, 'publicPath');
   return () => path;
@@ -43,23 +56,31 @@ export function petStoreRouter(
   options: PetStoreRouterOptions = {},
 ): PetStoreRouter {
   const { onWriteError } = options;
-  const publicPath = publicPathOf(options);
-  const answer = (req: Request, res: Response, body: RequestBody): void => {
+  const mountPath = checkPath(options.mountPath ?? '', 'mountPath');
+  const publicPath = publicPathOf(options, mountPath);
+  // Express cut its own mount off `req.url`; an absolute-form target keeps its origin there.
+  const targetBelow = (req: Request): string | undefined =>
+    belowMount(originForm(req.url), mountPath);
+  const answer = (req: Request, res: Response, target: string, body: RequestBody): void => {
     void respond(
       store,
       req,
       res,
-      // Express cut the mount path off `req.url`; an absolute-form target keeps its origin there.
-      () => toCoreRequest(req, originForm(req.url), publicPath(req), body),
+      () => toCoreRequest(req, target, publicPath(req), body),
       onWriteError && ((error) => onWriteError(error, req)),
     );
   };
 
-  const handle: RequestHandler = (req, res) => answer(req, res, bodyOf(req));
+  const handle: RequestHandler = (req, res, next) => {
+    const target = targetBelow(req);
+    if (target === undefined) next();
+    else answer(req, res, target, bodyOf(req));
+  };
   const handleParserError: ErrorRequestHandler = (error, req, res, next) => {
-    const body = bodyFromParserError(error, req);
-    if (body === undefined) next(error);
-    else answer(req, res, body);
+    const target = targetBelow(req);
+    const body = target === undefined ? undefined : bodyFromParserError(error, req);
+    if (target === undefined || body === undefined) next(error);
+    else answer(req, res, target, body);
   };
   return [handle, handleParserError];
 }

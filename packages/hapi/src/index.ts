@@ -1,1 +1,2 @@
+export { type ClientErrorHandlerOptions, installClientErrorHandler } from '@petstore/node';
 export { type PetStorePluginOptions, petStorePlugin } from './plugin.js';

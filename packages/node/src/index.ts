@@ -1,4 +1,9 @@
 export {
+  type ClientErrorEvent,
+  type ClientErrorHandlerOptions,
+  installClientErrorHandler,
+} from './client-errors.js';
+export {
   type PetStoreListener,
   type PetStoreListenerOptions,
   petStoreListener,

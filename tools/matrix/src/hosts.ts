@@ -13,7 +13,7 @@ import { petStoreRouter } from '@petstore/express';
 import { petStorePlugin as fastifyPlugin, petStoreFrameworkErrors } from '@petstore/fastify';
 import { petStoreFetch } from '@petstore/fetch';
 import { petStorePlugin as hapiPlugin } from '@petstore/hapi';
-import { petStoreListener } from '@petstore/node';
+import { installClientErrorHandler, petStoreListener } from '@petstore/node';
 import connect from 'connect';
 import express from 'express';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -44,22 +44,28 @@ export interface Host {
 
 const hostRoute = { ok: true } as const;
 
-const onNodeServer = (listener: Parameters<typeof createServer>[1]): Promise<RunningServer> =>
-  serveNodeServer(createServer(listener));
+/** A node:http server for `listener`, with the parser-refusal answers each README adds. */
+function onNodeServer(listener: Parameters<typeof createServer>[1]): Promise<RunningServer> {
+  const server = createServer(listener);
+  installClientErrorHandler(server);
+  return serveNodeServer(server);
+}
 
-/** Express: `app.use('/v1', petStoreRouter(store))`. */
+/** Express: `app.use(petStoreRouter(store, { mountPath: '/v1' }))`. */
 function expressApp(store: PetStore, { mountPath, publicPath }: Mount, json = false) {
   const app = express();
   if (json) app.use(express.json());
   app.get('/healthz', (_req, res) => {
     res.json(hostRoute);
   });
-  const options = publicPath === undefined ? {} : { publicPath };
-  return app.use(mountPath, petStoreRouter(store, options));
+  return app.use(
+    petStoreRouter(store, { mountPath, ...(publicPath === undefined ? {} : { publicPath }) }),
+  );
 }
 
 async function listenFastify(app: FastifyInstance): Promise<RunningServer> {
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+  installClientErrorHandler(app.server);
   return { ...httpTarget(origin, () => app.close()), origin, server: app.server };
 }
 
@@ -77,6 +83,7 @@ async function fastifyApp(store: PetStore, { mountPath, publicPath }: Mount) {
 
 async function listenHapi(server: Hapi.Server): Promise<RunningServer> {
   await server.start();
+  installClientErrorHandler(server.listener);
   const target = httpTarget(server.info.uri, () => server.stop({ timeout: 0 }));
   return { ...target, origin: server.info.uri, server: server.listener };
 }
@@ -103,8 +110,11 @@ function honoApp(store: PetStore, { mountPath, publicPath }: Mount): Hono {
   return app;
 }
 
-const onFetchServer = (fetch: (request: Request) => Response | Promise<Response>) =>
-  serveNodeServer(createAdaptorServer({ fetch }) as Server);
+function onFetchServer(fetch: (request: Request) => Response | Promise<Response>) {
+  const server = createAdaptorServer({ fetch }) as Server;
+  installClientErrorHandler(server);
+  return serveNodeServer(server);
+}
 
 const listenOnly = (listen: NonNullable<Host['listen']>): Pick<Host, 'serve' | 'listen'> => ({
   serve: listen,
@@ -124,7 +134,7 @@ export const HOSTS = {
     name: 'express',
     ...listenOnly((store, mount) => onNodeServer(expressApp(store, mount))),
     listenNested: (store, outer, inner) =>
-      onNodeServer(express().use(outer, express.Router().use(inner, petStoreRouter(store)))),
+      onNodeServer(express().use(outer, petStoreRouter(store, { mountPath: inner }))),
   },
   'express-json': {
     name: 'express, express.json() upstream',

@@ -1,5 +1,5 @@
+import { type RawAnswer, rawRequest } from '@petstore/conformance';
 import fc from 'fast-check';
-import { type RawAnswer, rawRequest } from './raw.js';
 
 /** One generated request: its bytes, and what is needed to judge the answer. */
 export interface FuzzRequest {

@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sendHttp } from '@petstore/conformance';
+import { rawRequest, sendHttp } from '@petstore/conformance';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fuzzRequests, runFuzz } from './fuzz.js';
 import { HOSTILE_REQUESTS } from './hostile.js';
 import { killStartedApps, type LogLine, startListening } from './process.js';
-import { rawRequest } from './raw.js';
 
 export interface HostileSuiteOptions {
   /** For test titles: `Express`, `Hapi`. */
