@@ -1,2 +1,8 @@
 export { type ClientErrorHandlerOptions, installClientErrorHandler } from '@petstore/node';
-export { type PetStorePluginOptions, petStoreFrameworkErrors, petStorePlugin } from './plugin.js';
+export {
+  type PetStorePluginOptions,
+  petStoreFrameworkErrors,
+  petStorePlugin,
+  petStoreRewriteUrl,
+  petStoreServerOptions,
+} from './plugin.js';

@@ -27,22 +27,6 @@ type Answer = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 const mounts = new WeakMap<object, Array<{ prefix: string; answer: Answer }>>();
 
 /**
- * Where the prefix ends in a URL Fastify routed to the plugin. Its router may
- * have matched the prefix not letter for letter (`/V1` with `caseSensitive:
- * false`, `//v1` with `ignoreDuplicateSlashes`, `/v%31` decoded): then as many
- * path segments as the prefix has are skipped, and the rest goes to the core as sent.
- */
-function prefixEnd(url: string, prefix: string, segments: number): number {
-  if (belowMount(url, prefix) !== undefined) return prefix.length;
-  let at = 0;
-  for (let segment = 0; segment < segments; segment++) {
-    while (url.charCodeAt(at) === 47) at++;
-    while (at < url.length && url.charCodeAt(at) !== 47 && url.charCodeAt(at) !== 63) at++;
-  }
-  return at;
-}
-
-/**
  * Every request under the prefix is answered from a route-level `onRequest`
  * hook: after the host's own `onRequest` hooks, before Fastify parses,
  * validates, serialises or judges anything, so the core decides every status,
@@ -59,21 +43,24 @@ const plugin: FastifyPluginCallback<PetStorePluginOptions> = (fastify, options, 
     options.publicPath,
   );
   const publicPath = given === undefined ? prefix : checkPath(given, 'publicPath');
-  const segments = prefix.split('/').filter((segment) => segment !== '').length;
 
   const answer: Answer = async (request, reply) => {
+    const req = request.raw;
+    // The target as a URL parser reads it, matched literally: Fastify's router also takes
+    // `/%76%31`, `/V1` (caseSensitive: false) or `//v1` (ignoreDuplicateSlashes) to this
+    // route, but the API is at its prefix exactly, on every host.
+    const below = belowMount(originForm(req.url ?? '/'), prefix);
+    if (below === undefined) {
+      reply.callNotFound();
+      return;
+    }
     // Fastify's reply pipeline (onSend, serializers, error handler) stays out of it.
     reply.hijack();
-    const req = request.raw;
-    const coreRequest = () => {
-      const url = originForm(req.url ?? '/');
-      return toCoreRequest(req, url.slice(prefixEnd(url, prefix, segments)), publicPath);
-    };
     await respond(
       store,
       req,
       reply.raw,
-      coreRequest,
+      () => toCoreRequest(req, below, publicPath),
       onWriteError && ((error) => onWriteError(error, request)),
     );
   };
@@ -110,6 +97,10 @@ export const petStorePlugin = fp(plugin, {
   encapsulate: true,
 });
 
+/** The pet store mounted at a target (read as a URL parser reads it) on this server, if any. */
+const mountOf = (server: object, target: string) =>
+  mounts.get(server)?.find(({ prefix }) => belowMount(target, prefix) !== undefined);
+
 /**
  * For Fastify's `frameworkErrors` option: Fastify refuses a path it cannot
  * decode (`/v1/%ff`) before any route or hook runs; with this, such a path
@@ -121,10 +112,31 @@ export function petStoreFrameworkErrors(
   request: FastifyRequest,
   reply: FastifyReply,
 ): void {
-  const url = originForm(request.raw.url ?? '/');
-  const mount = mounts
-    .get(request.server.server)
-    ?.find(({ prefix }) => belowMount(url, prefix) !== undefined);
+  const mount = mountOf(request.server.server, originForm(request.raw.url ?? '/'));
   if (mount === undefined) void reply.send(error);
   else void mount.answer(request, reply);
 }
+
+/**
+ * For Fastify's `rewriteUrl` option: a target whose `.`/`..` segments (or
+ * other spellings a URL parser reads differently) lead under a pet store
+ * prefix (`/x/../v1/pets`) is routed as the URL it means, as every fetch
+ * runtime reads it. Other targets are left as they are.
+ */
+export function petStoreRewriteUrl(
+  this: { server: object },
+  req: { url?: string | undefined },
+): string {
+  const raw = req.url ?? '/';
+  const target = originForm(raw);
+  return target !== raw && mountOf(this.server, target) !== undefined ? target : raw;
+}
+
+/**
+ * The server options a Fastify host needs so that every answer under a pet
+ * store prefix is the core's: `Fastify({ ...petStoreServerOptions })`.
+ */
+export const petStoreServerOptions = {
+  frameworkErrors: petStoreFrameworkErrors,
+  rewriteUrl: petStoreRewriteUrl,
+} as const;

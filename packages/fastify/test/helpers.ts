@@ -1,7 +1,7 @@
 import { httpTarget, type RunningServer } from '@petstore/conformance';
 import type { PetStore } from '@petstore/core';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { petStoreFrameworkErrors, petStorePlugin } from '../src/index.js';
+import { petStorePlugin, petStoreServerOptions } from '../src/index.js';
 
 /** Listens on 127.0.0.1 with a port the system picks. */
 export async function listen(app: FastifyInstance): Promise<RunningServer> {
@@ -15,7 +15,7 @@ export async function hostWithPetStore(
   prefix: string,
   options: { publicPath?: string; server?: FastifyServerOptions } = {},
 ): Promise<FastifyInstance> {
-  const app = Fastify({ frameworkErrors: petStoreFrameworkErrors, ...options.server });
+  const app = Fastify({ ...petStoreServerOptions, ...options.server });
   app.get('/healthz', async () => ({ ok: true }));
   app.post('/echo', async (request) => request.body);
   const { publicPath } = options;

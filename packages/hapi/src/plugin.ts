@@ -1,7 +1,8 @@
+import { notFound } from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit, RouteOptions, Server } from '@hapi/hapi';
-import { checkPath, type PetStore, renamedOption } from '@petstore/core';
-import { respond } from '@petstore/node';
-import { belowPrefix, type Mount, toCoreRequest } from './to-core-request.js';
+import { belowMount, checkPath, type PetStore, renamedOption } from '@petstore/core';
+import { originForm, respond } from '@petstore/node';
+import { type Mount, toCoreRequest } from './to-core-request.js';
 
 export interface PetStorePluginOptions {
   /** What `createPetStore(...)` from `@petstore/core` returned. */
@@ -72,15 +73,12 @@ export const petStorePlugin: Plugin<PetStorePluginOptions> = {
     };
 
     const handler = async (request: Request, h: ResponseToolkit) => {
+      const core = toCoreRequest(request, mount);
+      // Another spelling of the prefix that only hapi's router reads as it: hapi's own 404.
+      if (core === undefined) return notFound();
       const onWriteError = (error: unknown) =>
         request.log(['petstore', 'error'], error instanceof Error ? error : String(error));
-      await respond(
-        store,
-        request.raw.req,
-        request.raw.res,
-        () => toCoreRequest(request, mount),
-        onWriteError,
-      );
+      await respond(store, request.raw.req, request.raw.res, () => core, onWriteError);
       return h.abandon; // written above, hapi adds nothing
     };
 
@@ -97,11 +95,17 @@ export const petStorePlugin: Plugin<PetStorePluginOptions> = {
       { method: '*', path: ANY_PATH, options: { ...withBody, handler } },
     ]);
 
-    // The one hook before routing: those requests are answered here, by the core.
-    server.ext('onRequest', (request, h) =>
-      belowPrefix(request.path, mount) !== undefined && refusedByHapi(request)
-        ? handler(request, h)
-        : h.continue,
-    );
+    // The one hook before routing: what hapi would refuse or route elsewhere, under the prefix.
+    server.ext('onRequest', (request, h) => {
+      const raw = request.raw.req.url ?? '/';
+      const target = originForm(raw);
+      if (belowMount(target, prefix) === undefined) return h.continue;
+      if (refusedByHapi(request)) return handler(request, h);
+      // A spelling a URL parser reads as ours but hapi's router does not (`/v1\\pets`).
+      if (target !== raw && belowMount(request.path, prefix, mount.caseSensitive) === undefined) {
+        request.setUrl(target);
+      }
+      return h.continue;
+    });
   },
 };

@@ -18,35 +18,46 @@ export interface Mount {
 const bodyOf = (request: Request): RequestBody =>
   (request.payload as Readable | undefined) ?? request.raw.req;
 
-/** The target below the prefix, as sent (path and query), or undefined when it is not ours. */
-export const belowPrefix = (url: string, mount: Mount): string | undefined =>
-  belowMount(originForm(url), mount.prefix, mount.caseSensitive);
+/** The target below the prefix, read as a URL parser reads it, or undefined when it is not ours. */
+const belowPrefix = (url: string, mount: Mount): string | undefined =>
+  belowMount(originForm(url), mount.prefix);
+
+/** Percent-escapes of unreserved characters decoded: the one spelling change hapi's router makes. */
+const decodeUnreserved = (target: string): string =>
+  target.replace(/%([0-9A-Fa-f]{2})/g, (sequence, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : sequence;
+  });
 
 /**
- * The target as the client sent it: hapi's `request.path` is normalised
- * (`/pets/%31` becomes `/pets/1`) and `request.params` are decoded (`%2F`
- * becomes `/`), so either would change the core's answer. Not
- * `request.url.search` either: hapi builds that URL from the Host header and
- * throws (a 500) when the header is not a valid host. When the raw target is
- * not under the prefix, the host rewrote the URL (`request.setUrl`) to reach
- * us: then hapi's path (and the raw query) is the one that counts.
+ * The target below the prefix, or undefined when the request is not the API's.
+ * The raw target, read as a URL parser reads it, decides, as on every host:
+ * hapi also routes `/%76%31/pets` (it decodes unreserved characters) and, with
+ * `isCaseSensitive: false`, `/V1/pets` to the plugin; those are handed back.
+ * When the raw target is another path altogether, the host rewrote the URL
+ * (`request.setUrl`) to reach us: then hapi's URL is the one that counts.
  */
-function targetOf(request: Request, mount: Mount): string {
+function targetOf(request: Request, mount: Mount): string | undefined {
   const raw = request.raw.req.url ?? '/';
   const below = belowPrefix(raw, mount);
   if (below !== undefined) return below;
-  const queryAt = raw.indexOf('?');
-  const query = queryAt === -1 ? '' : raw.slice(queryAt);
-  return (belowMount(request.path, mount.prefix, mount.caseSensitive) ?? '/') + query;
+  if (
+    belowMount(decodeUnreserved(originForm(raw)), mount.prefix, mount.caseSensitive) !== undefined
+  ) {
+    return undefined;
+  }
+  try {
+    return belowMount(`${request.url.pathname}${request.url.search}`, mount.prefix);
+  } catch {
+    return undefined; // hapi could not make a URL of it (a bad Host header): not a rewrite
+  }
 }
 
-export function toCoreRequest(request: Request, mount: Mount): PetStoreRequest {
-  const core = fromNode(
-    request.raw.req,
-    targetOf(request, mount),
-    mount.publicPath,
-    bodyOf(request),
-  );
+/** The core's request, or undefined when the target is not the API's (see `targetOf`). */
+export function toCoreRequest(request: Request, mount: Mount): PetStoreRequest | undefined {
+  const target = targetOf(request, mount);
+  if (target === undefined) return undefined;
+  const core = fromNode(request.raw.req, target, mount.publicPath, bodyOf(request));
   // The method hapi routed (a host may have changed it with `request.setMethod`).
   const method = request.method.toUpperCase();
   return method === core.method ? core : { ...core, method };

@@ -11,13 +11,33 @@ import {
 export type NodeRequest = (IncomingMessage | Http2ServerRequest) & { readonly body?: unknown };
 
 /**
- * The request target in origin form: an absolute-form target
- * (`GET http://host/v1/pets HTTP/1.1`, as sent to proxies) loses its
- * `scheme://authority`. The one absolute-form rule of every Node adapter.
+ * A target a URL parser reads as it is: a path of plain characters with no
+ * `.`/`..` segment (no segment starts with `.`), and a plain query. Most
+ * targets are; only the others pay for a `URL`.
+ */
+const AS_A_URL_READS_IT = /^(?:\/(?!\.)[\w\-~!$&'()*+,;=:@%.]*)+(?:\?[\w\-~!$&()*+,;=:@%/?.]*)?$/;
+const ENCODED_DOT = /%2e/i;
+
+/**
+ * The request target as every fetch runtime reads it (the WHATWG URL
+ * Standard), in origin form: an absolute-form target (`GET http://host/v1/pets
+ * HTTP/1.1`, as sent to proxies) loses its `scheme://authority`; `.` and `..`
+ * segments (`%2e` too) are resolved, `\` is `/`, and what the standard escapes
+ * is escaped. So `/v1/./pets` is `/v1/pets` and `/v1/../pets` is `/pets` on
+ * every host. The one target rule of every Node adapter; a target no URL can be
+ * made of (`*`) is returned as it is.
  */
 export function originForm(url: string): string {
-  if (url.charCodeAt(0) === 47 /* / */) return url;
-  return url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?]*/i, '') || '/';
+  if (AS_A_URL_READS_IT.test(url) && !ENCODED_DOT.test(url)) return url;
+  const isPath = url.charCodeAt(0) === 47; /* / */
+  if (!isPath && !/^https?:\/\//i.test(url)) return url;
+  try {
+    // Prefixed rather than resolved against a base: `//v1/pets` must stay a path.
+    const parsed = new URL(isPath ? `http://host${url}` : url);
+    return `${parsed.pathname}${parsed.search}`;
+  } catch {
+    return url;
+  }
 }
 
 /** The body as the core should see it, whether or not a parser ran upstream. */
@@ -33,9 +53,42 @@ export function bodyOf(req: NodeRequest): RequestBody {
   return { kind: 'parsed', value: parsed, byteLength: Number.isNaN(length) ? undefined : length };
 }
 
+/** Every value of a header as sent, in order (`rawHeaders` keeps repetitions Node drops). */
+function allValues(raw: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    if ((raw[i] as string).toLowerCase() === name) values.push(raw[i + 1] as string);
+  }
+  return values;
+}
+
+/**
+ * `req.headers`, unless `Authorization` or `Content-Type` came more than once:
+ * Node keeps only the first of each, which would let a request with two
+ * credentials in on the first. Then a copy with the values joined by `, `, as a
+ * fetch `Headers` joins them, so ambiguous credentials never authenticate and
+ * two media types are never JSON, on any host.
+ */
+function joinedDuplicates(req: IncomingMessage): RequestHeaders {
+  const raw = req.rawHeaders;
+  let authorizations = 0;
+  let contentTypes = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    // Names of another length cannot be these: they are not even lower-cased.
+    if (name.length === 13 && name.toLowerCase() === 'authorization') authorizations++;
+    else if (name.length === 12 && name.toLowerCase() === 'content-type') contentTypes++;
+  }
+  if (authorizations < 2 && contentTypes < 2) return req.headers;
+  const headers: Record<string, string | string[] | undefined> = { ...req.headers };
+  if (authorizations > 1) headers.authorization = allValues(raw, 'authorization').join(', ');
+  if (contentTypes > 1) headers['content-type'] = allValues(raw, 'content-type').join(', ');
+  return headers;
+}
+
 /** Request headers without HTTP/2's pseudo-headers (`:path`, `:method`...): copied only for HTTP/2. */
 export function headersOf(req: NodeRequest): RequestHeaders {
-  if (req.httpVersionMajor < 2) return req.headers;
+  if (req.httpVersionMajor < 2) return joinedDuplicates(req as IncomingMessage);
   const headers: Record<string, string | string[] | undefined> = {};
   for (const name in req.headers) {
     if (name.charCodeAt(0) !== 58 /* : */) headers[name] = req.headers[name];

@@ -10,7 +10,7 @@ import {
 } from '@petstore/conformance';
 import type { PetStore } from '@petstore/core';
 import { petStoreRouter } from '@petstore/express';
-import { petStorePlugin as fastifyPlugin, petStoreFrameworkErrors } from '@petstore/fastify';
+import { petStorePlugin as fastifyPlugin, petStoreServerOptions } from '@petstore/fastify';
 import { petStoreFetch } from '@petstore/fetch';
 import { petStorePlugin as hapiPlugin } from '@petstore/hapi';
 import { installClientErrorHandler, petStoreListener } from '@petstore/node';
@@ -71,7 +71,7 @@ async function listenFastify(app: FastifyInstance): Promise<RunningServer> {
 
 /** Fastify: `await app.register(petStorePlugin, { store, prefix: '/v1' })`. */
 async function fastifyApp(store: PetStore, { mountPath, publicPath }: Mount) {
-  const app = Fastify({ frameworkErrors: petStoreFrameworkErrors });
+  const app = Fastify({ ...petStoreServerOptions });
   app.get('/healthz', async () => hostRoute);
   await app.register(fastifyPlugin, {
     store,
@@ -153,7 +153,7 @@ export const HOSTS = {
     name: 'fastify',
     ...listenOnly(async (store, mount) => listenFastify(await fastifyApp(store, mount))),
     listenNested: async (store, outer, inner) => {
-      const app = Fastify({ frameworkErrors: petStoreFrameworkErrors });
+      const app = Fastify({ ...petStoreServerOptions });
       await app.register(
         async (tenant) => {
           await tenant.register(fastifyPlugin, { store, prefix: inner });
