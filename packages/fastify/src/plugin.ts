@@ -20,6 +20,15 @@ export interface PetStorePluginOptions {
   readonly onWriteError?: ((error: unknown, request: FastifyRequest) => void) | undefined;
 }
 
+/**
+ * Fastify's own 404, for another spelling of the prefix Fastify's router sent
+ * here (the plugin's 404 handler is the core, so not `reply.callNotFound()`).
+ */
+function hostNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  const message = `Route ${request.method}:${request.url} not found`;
+  void reply.code(404).send({ message, error: 'Not Found', statusCode: 404 });
+}
+
 /** Hands one request to the core and writes its answer past Fastify's reply. */
 type Answer = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -51,7 +60,7 @@ const plugin: FastifyPluginCallback<PetStorePluginOptions> = (fastify, options, 
     // route, but the API is at its prefix exactly, on every host.
     const below = belowMount(originForm(req.url ?? '/'), prefix);
     if (below === undefined) {
-      reply.callNotFound();
+      hostNotFound(request, reply);
       return;
     }
     // Fastify's reply pipeline (onSend, serializers, error handler) stays out of it.
@@ -79,6 +88,9 @@ const plugin: FastifyPluginCallback<PetStorePluginOptions> = (fastify, options, 
   // The prefix itself (`/v1`, and `/v1?x`), then everything below it.
   fastify.route({ ...route, url: '/', prefixTrailingSlash: 'no-slash' });
   fastify.route({ ...route, url: '/*' });
+  // Methods Fastify has no routes for (PROPFIND, PURGE...) reach the prefix's 404 handler:
+  // the core answers them too (405 with Allow, or its 404).
+  fastify.setNotFoundHandler((request, reply) => answer(request, reply));
 
   const onServer = mounts.get(fastify.server) ?? [];
   onServer.push({ prefix, answer });

@@ -75,16 +75,56 @@ function answerSocket(socket: Socket, answer: PetStoreResponse): void {
   socket.once('finish', () => socket.destroy());
 }
 
-/** RFC 9112 section 3.2: an HTTP/1.1 request has exactly one Host header. */
-function hostProblem(req: IncomingMessage): string | undefined {
-  if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return undefined;
+/** A Host value a URL can be made of: a name or IPv4 address, or an IPv6 literal, and a port. */
+const PLAIN_HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+function isUsableHost(value: string): boolean {
+  if (PLAIN_HOST.test(value)) return true;
+  try {
+    // Whatever else a URL parser takes as a host as it is (what a fetch host builds its URL with).
+    const { hostname } = new URL(`http://${value}/`);
+    return hostname === value.replace(/:\d+$/, '').toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** A `\` before the query: a URL parser reads it as `/`, other servers do not. Ambiguous: refused. */
+function hasBackslashInPath(target: string): boolean {
+  const backslash = target.indexOf('\\');
+  if (backslash === -1) return false;
+  const query = target.indexOf('?');
+  return query === -1 || backslash < query;
+}
+
+/**
+ * What is wrong with the request line or the Host header, before any route:
+ * a version other than HTTP/1.x (505), a backslash in the path (400), or not
+ * exactly one usable Host (400; RFC 9112 section 3.2, and for HTTP/1.0 too:
+ * the URL a host builds needs one).
+ */
+function requestProblem(req: IncomingMessage): readonly [ErrorCode, string] | undefined {
+  if (req.httpVersionMajor !== 1) {
+    return ['http_version_not_supported', 'Send the request as HTTP/1.1.'];
+  }
+  if (hasBackslashInPath(req.url ?? '')) {
+    return ['invalid_request', 'The request path has a backslash; send / instead.'];
+  }
+  let host: string | undefined;
   let hosts = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
-    if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
+    if (name.length === 4 && name.toLowerCase() === 'host') {
+      hosts++;
+      host = req.rawHeaders[i + 1];
+    }
   }
-  if (hosts === 0) return 'An HTTP/1.1 request must have a Host header.';
-  return hosts > 1 ? 'An HTTP/1.1 request must have one Host header, not several.' : undefined;
+  if (hosts === 0) return ['invalid_request', 'The request must have a Host header.'];
+  if (hosts > 1) return ['invalid_request', 'The request must have one Host header, not several.'];
+  return isUsableHost(host ?? '')
+    ? undefined
+    : ['invalid_request', 'The Host header is not a host name or address.'];
 }
 
 function onClientError(report: (event: ClientErrorEvent) => void) {
@@ -118,7 +158,8 @@ function onClientError(report: (event: ClientErrorEvent) => void) {
  * Takes over what Node answers itself on `server` (an Express `app.listen()` result,
  * Fastify's `app.server`, hapi's `server.listener`, Hono's `serve()` result): requests its
  * parser refuses (`clientError`: 400, 408, 413, 431, 505), an `Expect` other than
- * `100-continue` (417), `CONNECT` (400) and a missing or repeated `Host` (400) get the Error
+ * `100-continue` (417), `CONNECT` (400), a version other than HTTP/1.x (505) and a missing,
+ * repeated or unusable `Host` (400) get the Error
  * body with `X-Request-Id` and `Connection: close` instead of an empty or framework body.
  * Call it once the framework has attached its request listener; it replaces any
  * `clientError` listener the framework added.
@@ -165,8 +206,8 @@ export function installClientErrorHandler(
   const onContinue = server.listeners('checkContinue') as RequestListener[];
   const run =
     (listeners: readonly RequestListener[]) => (req: IncomingMessage, res: ServerResponse) => {
-      const problem = hostProblem(req);
-      if (problem !== undefined) return answer(req, res, 'invalid_request', problem);
+      const problem = requestProblem(req);
+      if (problem !== undefined) return answer(req, res, ...problem);
       for (const listener of listeners) listener.call(server, req, res);
     };
   server.removeAllListeners('request');
