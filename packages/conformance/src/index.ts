@@ -3,6 +3,7 @@ export {
   MOUNT_PREFIXES,
   runAdapterScenarios,
 } from './adapter-scenarios.js';
+export { storeForCase } from './conformance/case-store.js';
 export { conformanceCases } from './conformance/cases.js';
 export { type RunConformanceOptions, runConformance } from './conformance/run.js';
 export type {
@@ -14,6 +15,7 @@ export type {
   TableCase,
 } from './conformance/types.js';
 export { hangUpMidBody, waitUntil } from './hang-up.js';
+export type { HostedSetup, HostedStore, StoreHost } from './hosted.js';
 export { POUR_TOTAL, type PourOutcome, pour } from './pour.js';
 export { type RawAnswer, type RawRequestOptions, rawRequest } from './raw.js';
 export { createResponseValidator } from './response-validator.js';

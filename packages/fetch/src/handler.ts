@@ -8,7 +8,7 @@ import {
   type RequestBody,
   renamedOption,
 } from '@petstore/core';
-import { type BodyState, streamBody } from './stream-body.js';
+import { type BodyState, DRAIN_LIMIT, drainBody, streamBody } from './stream-body.js';
 import { splitUrl } from './url.js';
 
 export interface PetStoreFetchOptions {
@@ -37,16 +37,25 @@ function headersOf(request: Request): Record<string, string> {
 const declaresBody = (headers: Headers): boolean =>
   headers.has('transfer-encoding') || (headers.get('content-length') ?? '0') !== '0';
 
-function toFetchResponse(response: PetStoreResponse, body: BodyState | undefined): Response {
+/** Deno sends `Connection: close` itself after a body it was not given back whole: not twice. */
+const RUNTIME_CLOSES_UNREAD = 'Deno' in globalThis;
+
+/**
+ * The core's answer as a `Response`. A body left unread is no next request, so the
+ * connection ends with the answer (where the runtime does not say so itself).
+ */
+function toFetchResponse(response: PetStoreResponse, body?: BodyState): Response {
   const headers: Record<string, string> = { ...response.headers };
   const bytes = response.body === undefined ? null : new TextEncoder().encode(response.body);
   // A known length spares the client chunked framing.
   if (bytes !== null) headers['content-length'] = String(bytes.byteLength);
-  // The core stopped reading the body (too large, or refused before it): what is
-  // left on the connection is no next request, so it ends with this answer.
-  if (body !== undefined && !body.ended) headers.connection = 'close';
+  if (body !== undefined && !body.ended && !RUNTIME_CLOSES_UNREAD) headers.connection = 'close';
   return new Response(bytes, { status: response.status, headers });
 }
+
+/** Worth reading away: a body whose announced rest is small (or unannounced: chunked). */
+const drainable = (headers: Headers): boolean =>
+  Number(headers.get('content-length') ?? 0) <= DRAIN_LIMIT.bytes;
 
 /** Outside the mount: not an API answer (no request id). A new Response each time: bodies are read once. */
 const NOT_FOUND = errorResponse({
@@ -84,7 +93,7 @@ export function petStoreFetch(
   return async (request) => {
     const { path, query } = splitUrl(request.url);
     const below = belowMount(path, mountPath);
-    if (below === undefined) return toFetchResponse(NOT_FOUND, undefined);
+    if (below === undefined) return toFetchResponse(NOT_FOUND);
     const stream = request.body;
     const state: BodyState | undefined =
       stream === null ? undefined : { ended: !declaresBody(request.headers) };
@@ -99,6 +108,10 @@ export function petStoreFetch(
       publicPath,
     });
     if (response.aborted === true) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+    // Answered before the body's end: read the rest away (bounded) so the client sees the answer.
+    if (stream !== null && state !== undefined && !state.ended && drainable(request.headers)) {
+      await drainBody(stream, state);
+    }
     return toFetchResponse(response, state);
   };
 }

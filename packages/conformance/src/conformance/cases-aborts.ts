@@ -21,9 +21,11 @@ function hangUpCase(name: string, headers: Record<string, string>): ConformanceC
     rule: 'Client aborts while the body is read end the request quietly: no answer, no onError, onResponse says aborted',
     options: {
       apiKeys: undefined,
+      // Signals the client (when it runs in this process) and accepts this case's tokens;
+      // a host in another process only takes the second part, and the client hangs up on time.
       verify: (token) => {
         waiting.get(token)?.();
-        return waiting.has(token);
+        return token.startsWith(`${API_KEY}-`);
       },
     },
     recordHooks: true,

@@ -1,33 +1,36 @@
-import type {
-  DeprecatedCallEvent,
-  ErrorEvent,
-  PetStorage,
-  PetStore,
-  PetStoreHooks,
-  ResponseEvent,
-} from '@petstore/core';
-import { createPetStore } from '@petstore/core';
+import type { PetStorage, PetStore } from '@petstore/core';
 import { describe, expect, it } from 'vitest';
+import type { StoreHost } from '../hosted.js';
 import { createResponseValidator } from '../response-validator.js';
 import type { ConformanceTarget, WireRequest, WireResponse } from '../wire.js';
+import { storeForCase } from './case-store.js';
 import { conformanceCases } from './cases.js';
-import { API_KEY, JSON_TYPE, SECOND_API_KEY } from './helpers.js';
-import type { ConformanceCase, Expectation, HookEvents } from './types.js';
+import { JSON_TYPE } from './helpers.js';
+import type { CaseContext, ConformanceCase, Expectation } from './types.js';
 
-export interface RunConformanceOptions {
-  /** Suite name, e.g. 'express over memory'. */
-  readonly name: string;
+/** The store built here, in this process, and served by your adapter. */
+interface InProcess {
   /** A fresh, empty storage for each case; the runner closes it afterwards. */
   readonly storage: () => PetStorage | Promise<PetStorage>;
   /** Serves `store` mounted at `/v1` (through your adapter, over a real socket). */
   readonly serve: (store: PetStore) => ConformanceTarget | Promise<ConformanceTarget>;
+}
+
+/** The store built by a host in another process or runtime, from each case's name. */
+interface Hosted {
+  readonly host: StoreHost;
+}
+
+export type RunConformanceOptions = (InProcess | Hosted) & {
+  /** Suite name, e.g. 'express over memory'. */
+  readonly name: string;
   /**
    * Cases this target is known to answer differently, by name, with the reason.
    * They still run, as `it.fails`: the suite notices when one starts passing.
    * A name that is not a case is an error, so the list cannot go stale.
    */
   readonly knownDifferences?: Readonly<Record<string, string>> | undefined;
-}
+};
 
 /** Rules that hold for every answer, whichever case sent the request. */
 function checkInvariants(
@@ -47,23 +50,6 @@ function checkInvariants(
     expect(typeof body.code).toBe('string');
     expect(typeof body.message).toBe('string');
   }
-}
-
-/** Fresh per case, so cases cannot see each other's events even when run concurrently. */
-function recordHooks(): { events: HookEvents; hooks: PetStoreHooks } {
-  const events = {
-    responses: [] as ResponseEvent[],
-    deprecatedCalls: [] as DeprecatedCallEvent[],
-    errors: [] as ErrorEvent[],
-  };
-  return {
-    events,
-    hooks: {
-      onResponse: (event) => events.responses.push(event),
-      onDeprecatedCall: (event) => events.deprecatedCalls.push(event),
-      onError: (event) => events.errors.push(event),
-    },
-  };
 }
 
 function checkExpectation(expected: Expectation, res: WireResponse): void {
@@ -87,39 +73,64 @@ function checkExpectation(expected: Expectation, res: WireResponse): void {
     expect(res.body, `error mentions ${word}`).toContain(word);
 }
 
-async function runCase(testCase: ConformanceCase, options: RunConformanceOptions): Promise<void> {
+/** What a case runs against: a target, the case's context, the document to check answers by. */
+interface CaseRig {
+  readonly target: ConformanceTarget;
+  readonly context: Omit<CaseContext, 'send'>;
+  readonly openApiDocument: Readonly<Record<string, unknown>>;
+  release(): Promise<void>;
+}
+
+async function inProcessRig(testCase: ConformanceCase, options: InProcess): Promise<CaseRig> {
   const fresh = await options.storage();
   try {
     for (const pet of testCase.seed?.pets ?? []) await fresh.createPet(pet);
     for (const order of testCase.seed?.orders ?? []) await fresh.createOrder(order);
-    const storage = testCase.wrapStorage?.(fresh) ?? fresh;
-    const recorder = recordHooks();
-    const hooks = testCase.recordHooks
-      ? { ...recorder.hooks, ...testCase.options?.hooks }
-      : testCase.options?.hooks;
-    const store = createPetStore({
-      apiKeys: [API_KEY, SECOND_API_KEY],
-      ...testCase.options,
-      hooks,
-      storage,
-    });
-    const validate = createResponseValidator(store.openApiDocument);
+    const { store, events } = storeForCase(testCase, fresh);
     const target = await options.serve(store);
-    try {
-      const send = async (wire: WireRequest) => {
-        const res = await target.send(wire);
-        // Status 0: no answer came (the client hung up); there is nothing to check.
-        if (res.status !== 0) checkInvariants(wire, res, validate);
-        return res;
-      };
-      if ('run' in testCase) {
-        await testCase.run({ send, storage: fresh, store, events: recorder.events });
-      } else checkExpectation(testCase.expect, await send(testCase.request));
-    } finally {
-      await target.close();
-    }
-  } finally {
+    return {
+      target,
+      context: { storage: fresh, events },
+      openApiDocument: store.openApiDocument,
+      release: () => fresh.close(),
+    };
+  } catch (error) {
     await fresh.close();
+    throw error;
+  }
+}
+
+async function hostedRig(testCase: ConformanceCase, { host }: Hosted): Promise<CaseRig> {
+  const hosted = await host.start({ caseName: testCase.name, mountPath: '/v1' });
+  for (const pet of testCase.seed?.pets ?? []) await hosted.storage.createPet(pet);
+  for (const order of testCase.seed?.orders ?? []) await hosted.storage.createOrder(order);
+  return {
+    target: hosted,
+    context: { storage: hosted.storage, events: hosted.events },
+    openApiDocument: hosted.openApiDocument,
+    release: async () => undefined,
+  };
+}
+
+async function runCase(testCase: ConformanceCase, options: RunConformanceOptions): Promise<void> {
+  const rig =
+    'host' in options ? await hostedRig(testCase, options) : await inProcessRig(testCase, options);
+  try {
+    const validate = createResponseValidator(rig.openApiDocument);
+    const send = async (wire: WireRequest) => {
+      const res = await rig.target.send(wire);
+      // Status 0: no answer came (the client hung up); there is nothing to check.
+      if (res.status !== 0) checkInvariants(wire, res, validate);
+      return res;
+    };
+    if ('run' in testCase) await testCase.run({ send, ...rig.context });
+    else checkExpectation(testCase.expect, await send(testCase.request));
+  } finally {
+    try {
+      await rig.target.close();
+    } finally {
+      await rig.release();
+    }
   }
 }
 

@@ -4,7 +4,6 @@ import type {
   OrderInput,
   PetInput,
   PetStorage,
-  PetStore,
   PetStoreOptions,
   ResponseEvent,
 } from '@petstore/core';
@@ -44,8 +43,8 @@ export interface HookEvents {
 export interface CaseContext {
   /** Sends through the target; every answer is checked against the OpenAPI document and the Error rules. */
   send(request: WireRequest): Promise<WireResponse>;
+  /** The case's fresh storage (before `wrapStorage`): seed it, or check what was stored. */
   readonly storage: PetStorage;
-  readonly store: PetStore;
   /** This case's own hook events, never shared with another case. */
   readonly events: HookEvents;
 }
