@@ -76,7 +76,8 @@ function mountOf(options: AdapterScenarioOptions): Mount {
       return { ...hosted, bytesRead: () => undefined };
     };
   }
-  const store = async () => createPetStore({ storage: await options.storage(), apiKeys: [API_KEY] });
+  const store = async () =>
+    createPetStore({ storage: await options.storage(), apiKeys: [API_KEY] });
   return async (prefix, publicPath) =>
     watched(
       publicPath === undefined

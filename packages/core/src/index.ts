@@ -22,8 +22,9 @@ export type {
   ResponseEvent,
   ServerEntry,
 } from './options.js';
-export { belowMount, checkPath, parsePath } from './paths.js';
+export { belowMount, checkPath, parsePath, readTarget } from './paths.js';
 export type { PetStore } from './pet-store.js';
+export { isUsableHost, protocolRefusal } from './protocol.js';
 export { requestIdOf } from './request-id.js';
 export type {
   ErrorBody,

@@ -59,3 +59,32 @@ export function belowMount(
   const after = target.charCodeAt(end); // `/`, `?` or the end
   return target.length === end || after === 47 || after === 63 ? target.slice(end) : undefined;
 }
+
+/**
+ * A target a URL parser reads as it is: a path of plain characters with no
+ * `.`/`..` segment (no segment starts with `.`), and a plain query. Most
+ * targets are; only the others pay for a `URL`.
+ */
+const AS_A_URL_READS_IT = /^(?:\/(?!\.)[\w\-~!$&'()*+,;=:@%.]*)+(?:\?[\w\-~!$&()*+,;=:@%/?.]*)?$/;
+const ENCODED_DOT = /%2e/i;
+
+/**
+ * A request target (or a URL) as every fetch runtime reads it (the WHATWG URL
+ * Standard), in origin form: an absolute-form target (`GET http://host/v1/pets
+ * HTTP/1.1`, as sent to proxies) loses its `scheme://authority`; `.` and `..`
+ * segments (`%2e` too) are resolved, `\` is `/`, and what the standard escapes
+ * is escaped. So `/v1/./pets` is `/v1/pets` and `/v1/../pets` is `/pets` on
+ * every host. A target no URL can be made of (`*`) is returned as it is.
+ */
+export function readTarget(target: string): string {
+  if (AS_A_URL_READS_IT.test(target) && !ENCODED_DOT.test(target)) return target;
+  const isPath = target.charCodeAt(0) === 47; /* / */
+  if (!isPath && !/^https?:\/\//i.test(target)) return target;
+  try {
+    // Prefixed rather than resolved against a base: `//v1/pets` must stay a path.
+    const parsed = new URL(isPath ? `http://host${target}` : target);
+    return `${parsed.pathname}${parsed.search}`;
+  } catch {
+    return target;
+  }
+}

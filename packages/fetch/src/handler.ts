@@ -5,8 +5,10 @@ import {
   errorResponse,
   type PetStore,
   type PetStoreResponse,
+  protocolRefusal,
   type RequestBody,
   renamedOption,
+  requestIdOf,
 } from '@petstore/core';
 import { type BodyState, DRAIN_LIMIT, drainBody, streamBody } from './stream-body.js';
 import { splitUrl } from './url.js';
@@ -91,6 +93,11 @@ export function petStoreFetch(
   );
   const publicPath = given === undefined ? mountPath : checkPath(given, 'publicPath');
   return async (request) => {
+    const headers = headersOf(request);
+    // What a Node host's HTTP layer refuses and this runtime passed on: refused the same way.
+    const refusal = protocolRefusal(request.method, headers);
+    if (refusal !== undefined)
+      return toFetchResponse(errorResponse(refusal, { 'x-request-id': requestIdOf(headers) }));
     const { path, query } = splitUrl(request.url);
     const below = belowMount(path, mountPath);
     if (below === undefined) return toFetchResponse(NOT_FOUND);
@@ -103,7 +110,7 @@ export function petStoreFetch(
       method: request.method,
       path: below || '/',
       query,
-      headers: headersOf(request),
+      headers,
       body,
       publicPath,
     });

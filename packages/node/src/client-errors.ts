@@ -7,7 +7,13 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { Socket } from 'node:net';
-import { type ErrorCode, errorResponse, type PetStoreResponse, requestIdOf } from '@petstore/core';
+import {
+  type ErrorCode,
+  errorResponse,
+  type PetStoreResponse,
+  protocolRefusal,
+  requestIdOf,
+} from '@petstore/core';
 
 /** One request the server refused before any route saw it: what a host may log. */
 export interface ClientErrorEvent {
@@ -75,21 +81,6 @@ function answerSocket(socket: Socket, answer: PetStoreResponse): void {
   socket.once('finish', () => socket.destroy());
 }
 
-/** A Host value a URL can be made of: a name or IPv4 address, or an IPv6 literal, and a port. */
-const PLAIN_HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
-function isUsableHost(value: string): boolean {
-  if (PLAIN_HOST.test(value)) return true;
-  try {
-    // Whatever else a URL parser takes as a host as it is (what a fetch host builds its URL with).
-    const { hostname } = new URL(`http://${value}/`);
-    return hostname === value.replace(/:\d+$/, '').toLowerCase();
-  } catch {
-    return false;
-  }
-}
-
 /** A `\` before the query: a URL parser reads it as `/`, other servers do not. Ambiguous: refused. */
 function hasBackslashInPath(target: string): boolean {
   const backslash = target.indexOf('\\');
@@ -111,20 +102,15 @@ function requestProblem(req: IncomingMessage): readonly [ErrorCode, string] | un
   if (hasBackslashInPath(req.url ?? '')) {
     return ['invalid_request', 'The request path has a backslash; send / instead.'];
   }
-  let host: string | undefined;
   let hosts = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
-    if (name.length === 4 && name.toLowerCase() === 'host') {
-      hosts++;
-      host = req.rawHeaders[i + 1];
-    }
+    if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
   }
-  if (hosts === 0) return ['invalid_request', 'The request must have a Host header.'];
   if (hosts > 1) return ['invalid_request', 'The request must have one Host header, not several.'];
-  return isUsableHost(host ?? '')
-    ? undefined
-    : ['invalid_request', 'The Host header is not a host name or address.'];
+  // The rules every host keeps (a missing or unusable Host...), as the fetch adapter keeps them.
+  const refusal = protocolRefusal(req.method ?? 'GET', req.headers);
+  return refusal === undefined ? undefined : [refusal.code, refusal.message];
 }
 
 function onClientError(report: (event: ClientErrorEvent) => void) {

@@ -5,40 +5,17 @@ import {
   type PetStoreRequest,
   type RequestBody,
   type RequestHeaders,
+  readTarget,
 } from '@petstore/core';
 
 /** A request as node:http (or its HTTP/2 compatibility API) gives it; `body` is set when a parser ran upstream. */
 export type NodeRequest = (IncomingMessage | Http2ServerRequest) & { readonly body?: unknown };
 
 /**
- * A target a URL parser reads as it is: a path of plain characters with no
- * `.`/`..` segment (no segment starts with `.`), and a plain query. Most
- * targets are; only the others pay for a `URL`.
+ * The request target in origin form, as every fetch runtime reads it: see
+ * `readTarget` in `@petstore/core`, the one target rule of every adapter.
  */
-const AS_A_URL_READS_IT = /^(?:\/(?!\.)[\w\-~!$&'()*+,;=:@%.]*)+(?:\?[\w\-~!$&()*+,;=:@%/?.]*)?$/;
-const ENCODED_DOT = /%2e/i;
-
-/**
- * The request target as every fetch runtime reads it (the WHATWG URL
- * Standard), in origin form: an absolute-form target (`GET http://host/v1/pets
- * HTTP/1.1`, as sent to proxies) loses its `scheme://authority`; `.` and `..`
- * segments (`%2e` too) are resolved, `\` is `/`, and what the standard escapes
- * is escaped. So `/v1/./pets` is `/v1/pets` and `/v1/../pets` is `/pets` on
- * every host. The one target rule of every Node adapter; a target no URL can be
- * made of (`*`) is returned as it is.
- */
-export function originForm(url: string): string {
-  if (AS_A_URL_READS_IT.test(url) && !ENCODED_DOT.test(url)) return url;
-  const isPath = url.charCodeAt(0) === 47; /* / */
-  if (!isPath && !/^https?:\/\//i.test(url)) return url;
-  try {
-    // Prefixed rather than resolved against a base: `//v1/pets` must stay a path.
-    const parsed = new URL(isPath ? `http://host${url}` : url);
-    return `${parsed.pathname}${parsed.search}`;
-  } catch {
-    return url;
-  }
-}
+export const originForm = (url: string): string => readTarget(url);
 
 /** The body as the core should see it, whether or not a parser ran upstream. */
 export function bodyOf(req: NodeRequest): RequestBody {

@@ -2,7 +2,8 @@
 //   pnpm fuzz:diff [--seed N] [--count N] [--hosts node,express,...]
 // A new seed each run unless one is given; the seed is printed, with the command that replays it.
 import { parseArgs } from 'node:util';
-import { FUZZ_KEY, matrixHosts } from './hosts.js';
+import { FUZZ_KEY, matrixHosts, runtimeHosts } from './hosts.js';
+import { knownDifferencesOf } from './known-differences.js';
 import { fuzzRequests } from './requests.js';
 import { describeReport, runDifferential } from './run.js';
 
@@ -20,7 +21,8 @@ if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(count) || count < 1) {
   console.error('usage: pnpm fuzz:diff [--seed N] [--count N] [--hosts node,express,...]');
   process.exit(2);
 }
-const hosts = matrixHosts(values.hosts?.split(','));
+const names = values.hosts?.split(',');
+const hosts = [...matrixHosts(names), ...runtimeHosts(names)];
 console.log(
   `differential fuzz: seed ${seed}, ${count} requests to ${hosts.map((h) => h.name).join(', ')}`,
 );
@@ -28,6 +30,7 @@ const report = await runDifferential({
   hosts,
   requests: fuzzRequests(FUZZ_KEY, count, seed),
   seed,
+  knownDifferences: knownDifferencesOf(hosts.map((host) => host.name)),
   onProgress: (done, total) => console.log(`  ${done} of ${total} answers`),
 });
 const only = values.hosts === undefined ? '' : ` --hosts ${values.hosts}`;

@@ -1,5 +1,6 @@
 import { createPetStore } from '@petstore/core';
 import { HOSTS, type Host } from '@petstore/matrix/hosts';
+import { type Runtime, runtimeBinary, startRuntime } from '@petstore/runtimes/runtime';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import type { FuzzHost } from './run.js';
 
@@ -27,4 +28,29 @@ export function matrixHosts(names?: readonly string[]): FuzzHost[] {
   );
   all.sort(([a], [b]) => (a === 'node' ? -1 : b === 'node' ? 1 : 0));
   return all.map(([name, host]) => matrixHost(name, host));
+}
+
+/** The fetch adapter on a runtime (Bun, Deno, workerd), mounted at /v1 with a fresh memory store. */
+export function runtimeHost(runtime: Runtime): FuzzHost {
+  return {
+    name: runtime,
+    async start() {
+      const running = await startRuntime(runtime);
+      const setup = { mountPath: '/v1', apiKeys: [FUZZ_KEY], storage: { kind: 'memory' } };
+      const ready = await fetch(`${running.origin}/__harness/setup`, {
+        method: 'POST',
+        body: JSON.stringify(setup),
+      });
+      if (!ready.ok) throw new Error(`${runtime}: setup answered ${ready.status}`);
+      return { port: Number(new URL(running.origin).port), close: () => running.stop() };
+    },
+  };
+}
+
+/** Every runtime whose binary is installed (all of them on linux-x64, the CI's platform). */
+export function runtimeHosts(names?: readonly string[]): FuzzHost[] {
+  return (['bun', 'deno', 'workerd'] as const)
+    .filter((runtime) => names === undefined || names.includes(runtime))
+    .filter((runtime) => !('missing' in runtimeBinary(runtime)))
+    .map(runtimeHost);
 }

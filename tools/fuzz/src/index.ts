@@ -1,4 +1,5 @@
-export { FUZZ_KEY, matrixHost, matrixHosts } from './hosts.js';
+export { FUZZ_KEY, matrixHost, matrixHosts, runtimeHost, runtimeHosts } from './hosts.js';
+export { knownDifferencesOf } from './known-differences.js';
 export { BASE, type FuzzRequest, fuzzRequestArbitrary, fuzzRequests } from './requests.js';
 export {
   type DifferentialReport,

@@ -12,8 +12,18 @@ const CONTRACT_HEADERS = [
   'location',
 ] as const;
 
-/** Answers a Node host's HTTP layer gives before any route (installClientErrorHandler). */
+/** Statuses of the HTTP layer's refusals before any route. */
 const PROTOCOL_STATUSES: ReadonlySet<number> = new Set([400, 408, 413, 417, 431, 505]);
+
+/** Codes of the HTTP layer's refusals before any route (installClientErrorHandler, the fetch adapter). */
+const PROTOCOL_CODES: ReadonlySet<string> = new Set([
+  'invalid_request',
+  'request_timeout',
+  'payload_too_large',
+  'expectation_failed',
+  'headers_too_large',
+  'http_version_not_supported',
+]);
 
 const jsonOf = (body: string): unknown => {
   try {
@@ -62,10 +72,15 @@ export function judgeUnderBase(request: FuzzRequest, answer: RawAnswer): string 
 /**
  * What is wrong with an answer outside the base path: the host answers as it likes, but the
  * API never serves there (an answer of the core carries `X-Request-Id`; only the HTTP
- * layer's refusals, which close the connection, may carry one there too).
+ * layer's refusals of a malformed request may carry one there too).
  */
-export function judgeOutsideBase(answer: RawAnswer): string | undefined {
+export function judgeOutsideBase(request: FuzzRequest, answer: RawAnswer): string | undefined {
   if (answer.headers['x-request-id'] === undefined || answer.status === undefined) return undefined;
-  const refusal = PROTOCOL_STATUSES.has(answer.status) && answer.headers.connection === 'close';
+  const code = (jsonOf(answer.body) as { code?: unknown } | undefined)?.code;
+  // A HEAD answer has no body to read the code from: its status says it.
+  const refusal =
+    request.method === 'HEAD'
+      ? PROTOCOL_STATUSES.has(answer.status)
+      : typeof code === 'string' && PROTOCOL_CODES.has(code);
   return refusal ? undefined : `the API answered outside the base path: ${answer.status}`;
 }

@@ -15,6 +15,18 @@ export interface FuzzRequest {
   readonly underBase: boolean;
   /** One line per request, for reports. */
   readonly summary: string;
+  /** What it was made of, for the rules that recognise known differences. */
+  readonly parts: RequestParts;
+}
+
+/** The features of a request a known difference is recognised by. */
+export interface RequestParts {
+  readonly method: string;
+  readonly version: string;
+  readonly hosts: readonly string[];
+  readonly framing: 'length' | 'chunked' | 'both' | 'two-lengths' | 'none';
+  readonly hasBody: boolean;
+  readonly extra: readonly string[];
 }
 
 /** Spellings of the base path: the one that is it, and the ones that are not, or are only once read as a URL. */
@@ -269,6 +281,14 @@ function build(drawn: Parts): FuzzRequest {
     target,
     underBase,
     summary: `${lines.join(' | ')}${shownBody}`,
+    parts: {
+      method: parts.method,
+      version: parts.version,
+      hosts: parts.hosts,
+      framing: parts.framing,
+      hasBody: parts.body !== null,
+      extra: parts.extra,
+    },
   };
 }
 

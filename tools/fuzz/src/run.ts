@@ -109,16 +109,20 @@ export async function runDifferential(options: RunOptions): Promise<Differential
       });
       const problem = request.underBase
         ? judgeUnderBase(request, answer)
-        : judgeOutsideBase(answer);
-      if (problem !== undefined) violations.push(finding(problem));
-      if (at === 0 || !request.underBase) return;
+        : judgeOutsideBase(request, answer);
       const got = signature(request, answer);
-      if (got === expected) return;
+      const differs = at > 0 && request.underBase && got !== expected;
+      if (problem === undefined && !differs) return;
       const excuse = knownDifferences.find(
         (difference) => difference.host === host.name && difference.applies(request),
       );
-      if (excuse !== undefined) known[excuse.name] = (known[excuse.name] ?? 0) + 1;
-      else differences.push(finding(`${reference.name}: ${expected}\n    ${host.name}: ${got}`));
+      if (excuse !== undefined) {
+        known[excuse.name] = (known[excuse.name] ?? 0) + 1;
+        return;
+      }
+      if (problem !== undefined) violations.push(finding(problem));
+      if (differs)
+        differences.push(finding(`${reference.name}: ${expected}\n    ${host.name}: ${got}`));
     });
   });
   return {

@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { freePort } from '@petstore/test-postgres';
 import { bundleHarness, type Runtime } from './bundle.js';
 
+export type { Runtime };
+
 const require = createRequire(import.meta.url);
 
 /** Where npm put a runtime's binary, or why it is not there (another platform, say). */

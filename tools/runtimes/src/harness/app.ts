@@ -5,7 +5,7 @@
  * up a case, call its storage, read its hook events.
  */
 import { conformanceCases, storeForCase } from '@petstore/conformance';
-import { isStorageUnavailable, type PetStorage } from '@petstore/core';
+import { createPetStore, isStorageUnavailable, type PetStorage } from '@petstore/core';
 import { petStoreFetch } from '@petstore/fetch';
 
 /** Which storage a case runs over; the suite prepares it (a migrated schema) beforehand. */
@@ -15,6 +15,8 @@ export type StorageSpec =
 
 export interface Setup {
   readonly caseName?: string;
+  /** For a plain store (no case): its keys, instead of the suite's. */
+  readonly apiKeys?: readonly string[];
   readonly mountPath: string;
   readonly publicPath?: string;
   readonly storage: StorageSpec;
@@ -45,7 +47,7 @@ const json = (value: unknown, status = 200) =>
 
 interface Current {
   readonly storage: PetStorage;
-  readonly events: ReturnType<typeof storeForCase>['events'];
+  readonly events: ReturnType<typeof storeForCase>['events'] | undefined;
   readonly handle: (request: Request) => Promise<Response>;
 }
 
@@ -74,7 +76,10 @@ export function createHarness(openStorage: OpenStorage): (request: Request) => P
       return json({ error: `no case named ${setup.caseName}` }, 400);
     }
     const storage = await openStorage(setup.storage);
-    const { store, events } = storeForCase(testCase, storage);
+    const { store, events } =
+      testCase === undefined && setup.apiKeys !== undefined
+        ? { store: createPetStore({ storage, apiKeys: setup.apiKeys }), events: undefined }
+        : storeForCase(testCase, storage);
     const handle = petStoreFetch(store, {
       mountPath: setup.mountPath,
       ...(setup.publicPath === undefined ? {} : { publicPath: setup.publicPath }),
