@@ -35,9 +35,9 @@ const header = (headers: RequestHeaders, name: string): string | undefined => {
 /**
  * What the HTTP layer refuses before any route, for hosts whose server passes
  * such requests on (Node's own refusals are `installClientErrorHandler`'s in
- * `@petstore/node`): a method Node's parser does not know, `CONNECT`, a
- * missing or unusable `Host` (two Host headers read as one: `a, b`), and an
- * `Expect` other than `100-continue`.
+ * `@petstore/node`): a method Node's parser does not know, `CONNECT`, an
+ * unusable `Host` (two Host headers read as one: `a, b`), and an `Expect`
+ * other than `100-continue`.
  */
 export function protocolRefusal(method: string, headers: RequestHeaders): ApiError | undefined {
   if (!KNOWN_METHODS.has(method)) {
@@ -46,10 +46,9 @@ export function protocolRefusal(method: string, headers: RequestHeaders): ApiErr
   if (method === 'CONNECT') {
     return apiError('invalid_request', 'CONNECT is not supported: this server is not a proxy.');
   }
+  // A missing Host is the HTTP layer's to refuse (Node's); a fetch Request may well have none.
   const host = header(headers, 'host');
-  if (host === undefined)
-    return apiError('invalid_request', 'The request must have a Host header.');
-  if (!isUsableHost(host)) {
+  if (host !== undefined && !isUsableHost(host)) {
     return apiError('invalid_request', 'The Host header is not a host name or address.');
   }
   const expect = header(headers, 'expect');

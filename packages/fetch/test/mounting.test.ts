@@ -3,6 +3,7 @@ import { createPetStore } from '@petstore/core';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { petStoreFetch } from '../src/index.js';
+import { DRAIN_LIMIT } from '../src/stream-body.js';
 import { honoApp, serveFetch, serveHono } from './servers.js';
 
 const KEY = 'mounting-key';
@@ -51,20 +52,41 @@ describe('the handler alone', () => {
     expect(plain.status).toBe(200);
   });
 
-  it('keeps the connection for a body read to its end, closes it after one left unread', async () => {
+  it('reads a refused body away when small, and closes the connection after a big one', async () => {
     const handler = petStoreFetch(newStore(), { mountPath: '/v1' });
-    const post = (headers: Record<string, string>) =>
+    const post = (headers: Record<string, string>, body: BodyInit) =>
       handler(
         new Request('http://localhost/v1/pets', {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...headers },
-          body: '{"name":"Rex","categoryId":1}',
-        }),
+          body,
+          duplex: 'half',
+        } as RequestInit),
       );
-    const read = await post(AUTH);
+    const pet = '{"name":"Rex","categoryId":1}';
+    const read = await post(AUTH, pet);
     expect([read.status, read.headers.get('connection')]).toEqual([201, null]);
-    // Refused before the body is read: the unread rest is no next request.
-    const unread = await post({ 'content-length': '29' });
-    expect([unread.status, unread.headers.get('connection')]).toEqual([401, 'close']);
+    // Refused before its body was read (no key): read away, so the connection can go on.
+    const small = await post({ 'content-length': '29' }, pet);
+    expect([small.status, small.headers.get('connection')]).toEqual([401, null]);
+    // A body that never ends: 512 KiB are read away, then the stream is let go and the
+    // connection ends with the answer.
+    let pulled = 0;
+    const endless = () =>
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += 64 * 1024;
+          controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+        },
+      });
+    const big = await post({ 'transfer-encoding': 'chunked' }, endless());
+    expect([big.status, big.headers.get('connection')]).toEqual([401, 'close']);
+    expect(pulled).toBeGreaterThan(DRAIN_LIMIT.bytes);
+    expect(pulled).toBeLessThan(2 * DRAIN_LIMIT.bytes);
+    // Announced bigger than that: not read at all, the connection ends with the answer.
+    pulled = 0;
+    const announced = await post({ 'content-length': String(10 * DRAIN_LIMIT.bytes) }, endless());
+    expect([announced.status, announced.headers.get('connection')]).toEqual([401, 'close']);
+    expect(pulled).toBeLessThan(DRAIN_LIMIT.bytes);
   });
 });

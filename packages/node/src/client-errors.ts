@@ -107,6 +107,7 @@ function requestProblem(req: IncomingMessage): readonly [ErrorCode, string] | un
     const name = req.rawHeaders[i] as string;
     if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
   }
+  if (hosts === 0) return ['invalid_request', 'The request must have a Host header.'];
   if (hosts > 1) return ['invalid_request', 'The request must have one Host header, not several.'];
   // The rules every host keeps (a missing or unusable Host...), as the fetch adapter keeps them.
   const refusal = protocolRefusal(req.method ?? 'GET', req.headers);

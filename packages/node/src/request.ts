@@ -30,7 +30,7 @@ export function bodyOf(req: NodeRequest): RequestBody {
   return { kind: 'parsed', value: parsed, byteLength: Number.isNaN(length) ? undefined : length };
 }
 
-/** Every value of a header as sent, in order (`rawHeaders` keeps repetitions Node drops). */
+/** Every value of a header as sent, in order (`rawHeaders` keeps the repetitions Node drops). */
 function allValues(raw: readonly string[], name: string): string[] {
   const values: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {

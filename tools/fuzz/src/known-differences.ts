@@ -71,6 +71,13 @@ const RULES: readonly RuntimeRule[] = [
     applies: backslashInPath,
   },
   {
+    name: 'an empty Content-Type line beside another',
+    reason:
+      'the runtime drops an empty header line as it parses the request, so the other Content-Type is the only one left (two were sent: 415 elsewhere)',
+    runtimes: ['deno', 'workerd'],
+    applies: ({ parts }) => parts.contentTypes.length > 1 && parts.contentTypes.includes(''),
+  },
+  {
     name: 'Upgrade: websocket without a WebSocket handshake',
     reason: 'Deno takes it for a WebSocket upgrade and refuses it itself (400)',
     runtimes: ['deno'],

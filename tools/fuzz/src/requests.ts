@@ -26,6 +26,7 @@ export interface RequestParts {
   readonly hosts: readonly string[];
   readonly framing: 'length' | 'chunked' | 'both' | 'two-lengths' | 'none';
   readonly hasBody: boolean;
+  readonly contentTypes: readonly string[];
   readonly extra: readonly string[];
 }
 
@@ -287,6 +288,7 @@ function build(drawn: Parts): FuzzRequest {
       hosts: parts.hosts,
       framing: parts.framing,
       hasBody: parts.body !== null,
+      contentTypes: parts.contentTypes,
       extra: parts.extra,
     },
   };
