@@ -64,7 +64,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The OpenAPI document of this API. */
+        /** The OpenAPI document of this API */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
