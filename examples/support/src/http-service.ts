@@ -35,7 +35,7 @@ export function createHttpService(
     frontDoor(
       {
         basePath,
-        routes: hostRouteTable(host, docs),
+        routes: hostRouteTable(host, docs, logger),
         host,
         logger,
         connections,
