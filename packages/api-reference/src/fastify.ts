@@ -1,6 +1,6 @@
 import type { FastifyPluginCallback, onRequestHookHandler } from 'fastify';
 import { type ApiReferenceOptions, createApiReference } from './api-reference.js';
-import { writeAnswer } from './node.js';
+import { writeAnswer } from './write.js';
 
 /**
  * `await app.register(apiReferencePlugin, { publicPath: '/v1' })`: the page at `/docs` (below the

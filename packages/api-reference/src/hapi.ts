@@ -1,6 +1,6 @@
 import type { Plugin, Request, ResponseToolkit, RouteOptions } from '@hapi/hapi';
 import { type ApiReferenceOptions, createApiReference } from './api-reference.js';
-import { writeAnswer } from './node.js';
+import { writeAnswer } from './write.js';
 
 /** Hapi judges nothing here: no auth strategy, no cookie parsing, no server timeout. */
 const ROUTE: RouteOptions = {

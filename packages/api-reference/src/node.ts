@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiReferenceAnswer } from './answer.js';
 import { type ApiReferenceOptions, createApiReference } from './api-reference.js';
+import { pathOf, writeAnswer } from './write.js';
 
 /** Connect, Polka and Express set it, with `req.url` cut below their mount path. */
 type MountedRequest = IncomingMessage & { readonly originalUrl?: string };
@@ -11,23 +11,6 @@ export type ApiReferenceListener = (
   res: ServerResponse,
   next?: (error?: unknown) => void,
 ) => void;
-
-/** The path of a request target as sent (an absolute-form target read by its path), no query. */
-export function pathOf(target: string): string {
-  const query = target.indexOf('?');
-  const path = query === -1 ? target : target.slice(0, query);
-  if (path.startsWith('/')) return path;
-  const scheme = path.indexOf('://');
-  if (scheme === -1) return path;
-  const slash = path.indexOf('/', scheme + 3);
-  return slash === -1 ? '/' : path.slice(slash);
-}
-
-/** Status, headers and body exactly as given: no framework adds or changes anything. */
-export function writeAnswer(res: ServerResponse, { status, headers, body }: ApiReferenceAnswer) {
-  res.writeHead(status, headers);
-  res.end(body);
-}
 
 const NOT_FOUND = Buffer.from(
   '{"code":"not_found","message":"Nothing is served at this path.","status":404}',

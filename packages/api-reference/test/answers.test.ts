@@ -2,6 +2,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createApiReference } from '../src/index.js';
 import { CONTENT_SECURITY_POLICY } from '../src/page.js';
+import { pathOf } from '../src/write.js';
 import { manifest, plainBundle } from './support/assets.js';
 
 const reference = createApiReference();
@@ -188,4 +189,16 @@ describe('other methods', () => {
       }
     },
   );
+});
+
+describe('pathOf (the Node mounts)', () => {
+  it.each([
+    ['/docs', '/docs'],
+    ['/docs?x=1', '/docs'],
+    ['http://127.0.0.1:3000/docs?x', '/docs'], // absolute form, as sent to a proxy
+    ['http://127.0.0.1:3000', '/'],
+    ['*', '*'],
+  ])('%s → %s', (target, path) => {
+    expect(pathOf(target)).toBe(path);
+  });
 });
