@@ -95,6 +95,27 @@ export interface MemoryFootprint {
   readonly nameExample: string;
 }
 
+/** One way of serving the API reference's script (section 6). */
+export interface DocsAssetCase {
+  readonly key: 'old' | 'br' | 'floor' | '304';
+  readonly label: string;
+  /** The package's own CPU µs per request without HTTP (choosing the answer); null for the others. */
+  readonly answerMicros: number | null;
+  readonly requestsPerSecond: number[];
+  /** Server CPU µs per request, per run; null where /proc is missing. */
+  readonly serverCpuMicros: (number | null)[];
+  readonly medianRps: number;
+  readonly medianServerCpuMicros: number | null;
+}
+
+/** Scalar's bundle served by @petstore/api-reference against the old docs-route.ts way, one run. */
+export interface DocsAssets {
+  readonly connections: number;
+  readonly secondsPerRun: number;
+  readonly bytes: { readonly plain: number; readonly br: number };
+  readonly cases: DocsAssetCase[];
+}
+
 export interface Results {
   readonly mode: 'full' | 'smoke';
   readonly machine: Machine;
@@ -104,6 +125,7 @@ export interface Results {
   readonly pageCost: { readonly sizes: number[]; readonly rows: PageCostRow[] };
   readonly postgresCreate: PostgresCreate | { readonly skipped: string };
   readonly memory: MemoryFootprint;
+  readonly docsAssets: DocsAssets;
   readonly targets: Target[];
   readonly notes: string[];
 }

@@ -16,6 +16,7 @@ import { FRAMEWORKS, FULL, plannedSeconds, SMOKE } from './config.js';
 import { canPin, LOAD_CPU, pinSelf, SERVER_CPU } from './cpu.js';
 import { measureAdapterOverhead } from './measurements/adapter-overhead.js';
 import { measureCoreAlone } from './measurements/core-alone.js';
+import { docsAssetsSeconds, measureDocsAssets } from './measurements/docs-assets.js';
 import { measureMemory } from './measurements/memory.js';
 import { measurePageCostMemory, measurePageCostPostgres } from './measurements/page-cost.js';
 import { measurePostgresCreate } from './measurements/postgres-create.js';
@@ -130,6 +131,7 @@ async function adapterRowsOnly(frameworks: Framework[]): Promise<number> {
 async function main(): Promise<number> {
   const plan = plannedSeconds(config);
   progress.plan(plan.adapterOverhead + plan.coreAlone + plan.pageCost + plan.memory);
+  progress.plan(docsAssetsSeconds(config));
   if (usePostgres) progress.plan(plan.postgresStart + plan.pageCost + plan.postgresCreate);
   progress.log(
     `petstore bench (${config.mode}) on ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, Node ${process.version}`,
@@ -173,6 +175,7 @@ async function main(): Promise<number> {
         : await measurePostgresCreate(config, database.url, progress, schemas);
     const memory = await measureMemory(config, progress);
     progress.done(plan.memory);
+    const docsAssets = await measureDocsAssets(config, progress);
 
     const partial = {
       mode: config.mode,
@@ -183,6 +186,7 @@ async function main(): Promise<number> {
       pageCost: { sizes: [...config.pages.sizes], rows: pageRows },
       postgresCreate,
       memory,
+      docsAssets,
       notes,
     };
     const results: Results = { ...partial, targets: allTargets(partial) };

@@ -1,6 +1,7 @@
 import type {
   AdapterOverhead,
   CoreAlone,
+  DocsAssets,
   PageCostRow,
   PostgresCreate,
   Results,
@@ -21,6 +22,8 @@ export const LIMITS = {
   bytesPerPet: 256,
   /** µs per `handle()` call over µs for the storage call + JSON alone. */
   coreOverBaseline: 1.5,
+  /** Server CPU µs per request for the API reference's script, br-encoded or 304. */
+  docsAssetMicros: 100,
 } as const;
 
 const atLeast = (name: string, actual: number, limit: number): Target => ({
@@ -69,6 +72,18 @@ export function pageTargets(row: PageCostRow, largest: number, smallest: number)
   ];
 }
 
+export function docsAssetTargets({ cases }: DocsAssets): Target[] {
+  return cases
+    .filter((row) => row.key === 'br' || row.key === '304')
+    .map((row) =>
+      atMost(
+        `docs asset ${row.key}: server CPU µs per request`,
+        row.medianServerCpuMicros ?? Number.NaN,
+        LIMITS.docsAssetMicros,
+      ),
+    );
+}
+
 export function allTargets(results: Omit<Results, 'targets'>): Target[] {
   const sizes = results.pageCost.sizes;
   const targets = [
@@ -87,6 +102,7 @@ export function allTargets(results: Omit<Results, 'targets'>): Target[] {
   }
   targets.push(
     atMost('memory storage: bytes per pet', results.memory.bytesPerPet, LIMITS.bytesPerPet),
+    ...docsAssetTargets(results.docsAssets),
   );
   return targets;
 }

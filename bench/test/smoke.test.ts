@@ -117,8 +117,10 @@ test('the smoke bench runs every measurement and leaves the committed results al
   expect(pg.bare.medianRps).toBeGreaterThan(0);
   expect(pg.overMemory.medianRps).toBeGreaterThan(0);
   expect(results.memory.bytesPerPet).toBeGreaterThan(0);
+  expect(results.docsAssets.cases.map((row) => row.key)).toEqual(['old', 'br', 'floor', '304']);
+  for (const row of results.docsAssets.cases) expect(row.medianRps).toBeGreaterThan(0);
   // Every target appears with a verdict, though a smoke run enforces none.
-  expect(results.targets.length).toBe(36);
+  expect(results.targets.length).toBe(38);
   expect(await readFile(join(outDir, 'RESULTS.md'), 'utf8')).toContain('Smoke run');
   expect(await mtime(committedResults)).toBe(committedBefore);
 }, 120_000);

@@ -11,6 +11,7 @@ import { createPostgresStorage } from '@petstore/storage-postgres';
 import type { Express } from 'express';
 import type { FastifyInstance } from 'fastify';
 import { childChannel } from '../child.js';
+import { docsAssetsServer } from '../measurements/docs-assets.js';
 import { bareExpressApp } from './bare-express.js';
 import { bareExpressPostgresApp } from './bare-express-postgres.js';
 import { bareFastifyApp } from './bare-fastify.js';
@@ -35,7 +36,8 @@ export type ServerSpec =
         | 'node-bare'
         | 'node-ours'
         | 'fastify-bare'
-        | 'fastify-ours';
+        | 'fastify-ours'
+        | 'docs-assets';
     }
   | {
       readonly kind: 'express-ours-postgres' | 'express-bare-postgres';
@@ -135,6 +137,8 @@ async function start(spec: ServerSpec): Promise<Running> {
       });
       return runExpress(oursExpressApp(benchStore(storage)), storage);
     }
+    case 'docs-assets':
+      return runNode(docsAssetsServer());
     case 'express-bare-postgres': {
       const { app, close } = bareExpressPostgresApp(spec);
       return runExpress(app, { close });

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { belowMount, requestIdOf } from '@petstore/core';
 import type { Connections } from './connections.js';
 import { errorAnswer } from './error-answers.js';
-import type { HostAnswer, HostRoute, HostRoutes } from './host-routes.js';
+import type { HostRoute, HostRouteAnswer, HostRoutes } from './host-routes.js';
 import { type Logger, logRequest } from './logging.js';
 import type { PreemptedRequests } from './preempted.js';
 
@@ -45,7 +45,7 @@ const hasBody = ({ headers }: IncomingMessage): boolean =>
   headers['transfer-encoding'] !== undefined ||
   (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
-const write = (res: ServerResponse, { status, headers, body }: HostAnswer): void => {
+const write = (res: ServerResponse, { status, headers, body }: HostRouteAnswer): void => {
   res.writeHead(status, headers).end(body);
 };
 

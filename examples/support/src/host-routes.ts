@@ -1,9 +1,9 @@
+import type { ApiReference } from '@petstore/api-reference';
 import {
   isStorageUnavailable,
   type PetStorage,
   requestIdOf as requestIdFromHeaders,
 } from '@petstore/core';
-import type { DocsRoutes } from './docs-route.js';
 import { type Logger, logRequest } from './logging.js';
 import type { Metrics } from './metrics.js';
 
@@ -12,6 +12,11 @@ export interface HostAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+}
+
+/** What a host route may answer: a `HostAnswer`, or bytes (the API reference's scripts). */
+export interface HostRouteAnswer extends Omit<HostAnswer, 'body'> {
+  readonly body: string | Uint8Array;
 }
 
 type RequestIdHeader = string | readonly string[] | undefined;
@@ -206,20 +211,35 @@ export interface HostRequest {
 export interface HostRoute {
   readonly path: string;
   readonly readsBody: false;
-  answer(request: HostRequest): HostAnswer | Promise<HostAnswer>;
+  answer(request: HostRequest): HostRouteAnswer | Promise<HostRouteAnswer>;
+}
+
+/**
+ * `/docs` and its scripts (`@petstore/api-reference`), each answer with its request id and one
+ * log line, like every other host route.
+ */
+function docsRoutes(host: HostRoutes, docs: ApiReference, logger: Logger): HostRoute[] {
+  return docs.paths.map((path) => ({
+    path,
+    readsBody: false,
+    answer: ({ method, headers }) => {
+      const started = performance.now();
+      const answer = docs(method, path, headers);
+      if (answer === undefined) return host.notFound(method, path, headers['x-request-id']);
+      const requestId = requestIdFromHeaders({ 'x-request-id': headers['x-request-id'] });
+      const durationMs = performance.now() - started;
+      logRequest(logger, { method, route: path, status: answer.status, durationMs, requestId });
+      return { ...answer, headers: { ...answer.headers, 'x-request-id': requestId } };
+    },
+  }));
 }
 
 /** The one list of host routes both apps serve: add a route here and both have it. */
-export function hostRouteTable(host: HostRoutes, docs?: DocsRoutes): readonly HostRoute[] {
-  const docsRoutes = (docs?.paths ?? []).map(
-    (path): HostRoute => ({
-      path,
-      readsBody: false,
-      answer: ({ headers }) =>
-        docs?.answer(path, headers['x-request-id']) ??
-        host.notFound('GET', path, headers['x-request-id']),
-    }),
-  );
+export function hostRouteTable(
+  host: HostRoutes,
+  docs: ApiReference | undefined,
+  logger: Logger,
+): readonly HostRoute[] {
   return [
     {
       path: '/healthz',
@@ -236,6 +256,6 @@ export function hostRouteTable(host: HostRoutes, docs?: DocsRoutes): readonly Ho
       readsBody: false,
       answer: ({ headers }) => host.metrics(headers['x-request-id']),
     },
-    ...docsRoutes,
+    ...(docs === undefined ? [] : docsRoutes(host, docs, logger)),
   ];
 }

@@ -36,7 +36,7 @@ export function createHttpService(
     frontDoor(
       {
         mountPath,
-        routes: hostRouteTable(host, docs),
+        routes: hostRouteTable(host, docs, logger),
         host,
         logger,
         connections,

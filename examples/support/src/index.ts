@@ -11,12 +11,6 @@ export {
 } from './config.js';
 export { type ConnectionLimits, createLimitedServer } from './connection-limits.js';
 export { type Connections, trackConnections } from './connections.js';
-export {
-  createDocsRoutes,
-  DOCS_PATH,
-  type DocsRoutes,
-  type DocsRoutesOptions,
-} from './docs-route.js';
 export { type FrontDoorOptions, frontDoor } from './front-door.js';
 export {
   createHostRoutes,
@@ -24,6 +18,7 @@ export {
   type HostAnswer,
   type HostRequest,
   type HostRoute,
+  type HostRouteAnswer,
   type HostRoutes,
   type HostRoutesOptions,
   hostRouteTable,

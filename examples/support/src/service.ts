@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
+import { type ApiReference, createApiReference } from '@petstore/api-reference';
 import { createPetStore, type PetStore } from '@petstore/core';
 import { bannerLines } from './banner.js';
 import { type AppConfig, type Env, loadConfig } from './config.js';
-import { createDocsRoutes, type DocsRoutes } from './docs-route.js';
 import { createHostRoutes, type HostRoutes } from './host-routes.js';
 import { createLogger, type Logger, loggingHooks } from './logging.js';
 import { createMetrics, withMetrics } from './metrics.js';
@@ -19,8 +19,8 @@ export interface ServiceParts {
   readonly store: PetStore;
   /** /healthz, /readyz and the 404 outside the base path. */
   readonly host: HostRoutes;
-  /** GET /docs and its scripts; undefined when DOCS=off. */
-  readonly docs: DocsRoutes | undefined;
+  /** GET /docs and its scripts (`@petstore/api-reference`); undefined when DOCS=off. */
+  readonly docs: ApiReference | undefined;
   readonly logger: Logger;
   /** True once shutdown began (answers may then close their connection). */
   readonly stopping: () => boolean;
@@ -65,7 +65,9 @@ export async function runService(
     });
     let stopping = (): boolean => false;
     const host = createHostRoutes({ storage, logger, stopping: () => stopping(), metrics });
-    const docs = config.docs ? createDocsRoutes({ basePath: MOUNT_PATH, logger }) : undefined;
+    const docs = config.docs
+      ? createApiReference({ publicPath: MOUNT_PATH, title: 'Pet store API reference' })
+      : undefined;
     const { address, drain } = await serve({
       config,
       store,

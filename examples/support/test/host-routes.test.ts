@@ -1,7 +1,8 @@
+import { createApiReference } from '@petstore/api-reference';
 import { type PetStorage, StorageUnavailableError } from '@petstore/core';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import { describe, expect, it } from 'vitest';
-import { createHostRoutes } from '../src/host-routes.js';
+import { createHostRoutes, hostRouteTable } from '../src/host-routes.js';
 import { createMetrics } from '../src/metrics.js';
 import { capturedLogger } from './captured-logger.js';
 
@@ -185,5 +186,46 @@ describe('host routes', () => {
     expect(answer.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(answer.headers['x-request-id']).toBe('m-2');
     expect(answer.body).toContain('# TYPE petstore_http_requests_total counter');
+  });
+
+  it('serves /docs and its scripts from @petstore/api-reference, each answer with its request id and a log line', async () => {
+    const { logger, lines } = capturedLogger();
+    const host = createHostRoutes({
+      storage: createMemoryStorage(),
+      logger,
+      stopping: notStopping,
+    });
+    const docs = createApiReference({ publicPath: '/v1' });
+    const table = hostRouteTable(host, docs, logger);
+    expect(table.map((route) => route.path)).toEqual([
+      '/healthz',
+      '/readyz',
+      '/metrics',
+      ...docs.paths,
+    ]);
+    const bundle = table.find((route) => route.path === docs.paths[1]);
+    const headers = { 'x-request-id': 'docs-1', 'accept-encoding': 'br' };
+    const answer = await bundle?.answer({ method: 'GET', path: docs.paths[1] ?? '', headers });
+    expect(answer?.status).toBe(200);
+    expect(answer?.headers).toEqual({
+      ...docs('GET', docs.paths[1] ?? '', headers)?.headers,
+      'x-request-id': 'docs-1',
+    });
+    expect(answer?.body).toBe(docs('GET', docs.paths[1] ?? '', headers)?.body);
+    expect(lines).toMatchObject([
+      {
+        level: 30,
+        msg: 'request',
+        method: 'GET',
+        route: docs.paths[1],
+        status: 200,
+        requestId: 'docs-1',
+      },
+    ]);
+    expect(hostRouteTable(host, undefined, logger).map((route) => route.path)).toEqual([
+      '/healthz',
+      '/readyz',
+      '/metrics',
+    ]);
   });
 });

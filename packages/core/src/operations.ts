@@ -188,7 +188,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     path: '/openapi.json',
     operationId: 'getOpenApiDocument',
     tags: [],
-    summary: 'This document.',
+    summary: 'The OpenAPI document of this API',
     handler: getOpenApi,
     parameters: [],
     success: { status: 200, description: 'OpenAPI 3.1 document.', body: undefined },

@@ -53,6 +53,7 @@ export const PetNameSchema = v.pipe(
   v.check((name) => name.isWellFormed() && !name.includes('\u0000'), RULES.nameText),
   v.metadata({ maxLength: 256 }),
   v.description("The animal's name: 1 to 256 characters."),
+  v.examples(['Rex']),
 );
 
 /**
@@ -113,6 +114,8 @@ export const PetSchema = v.pipe(
     status: PetStatusSchema,
   }),
   v.title('Pet'),
+  // A page generating examples would fill `status` of a nested Pet with null: here is a valid one.
+  v.examples([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' as const }]),
 );
 export type Pet = v.InferOutput<typeof PetSchema>;
 

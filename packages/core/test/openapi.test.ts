@@ -66,3 +66,28 @@ describe('OpenAPI document', () => {
     expect(v.is(NewPetSchema, { name: 'x', categoryId: 1 })).toBe(true);
   });
 });
+
+describe('what a reference page shows of the document', () => {
+  const document = storeWith().openApiDocument as {
+    paths: Record<string, Record<string, { summary: string }>>;
+    components: { schemas: Record<string, Json & { properties?: Record<string, Json> }> };
+  };
+  const { schemas } = document.components;
+
+  it('gives Pet a whole example that is a valid pet (a page would fill a nested status with null)', () => {
+    const examples = schemas.Pet?.examples as unknown[] | undefined;
+    expect(examples?.length).toBeGreaterThan(0);
+    for (const example of examples ?? []) expect(v.is(PetSchema, example)).toBe(true);
+  });
+
+  it("gives name an example, so a NewPet built from the fields' examples is valid (not an empty name)", () => {
+    const [name] = (schemas.NewPet?.properties?.name?.examples as unknown[] | undefined) ?? [];
+    expect(v.is(NewPetSchema, { name, categoryId: 1 })).toBe(true);
+  });
+
+  it('summarises the document route by what it returns', () => {
+    const summary = document.paths['/openapi.json']?.get?.summary ?? '';
+    expect(summary).toMatch(/OpenAPI document/);
+    expect(summary).not.toBe('This document.');
+  });
+});

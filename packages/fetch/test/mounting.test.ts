@@ -54,7 +54,7 @@ describe('the handler alone', () => {
 
   it('reads a refused body away when small, and closes the connection after a big one', async () => {
     const handler = petStoreFetch(newStore(), { mountPath: '/v1' });
-    const post = (headers: Record<string, string>, body: BodyInit) =>
+    const post = (headers: Record<string, string>, body: string | ReadableStream<Uint8Array>) =>
       handler(
         new Request('http://localhost/v1/pets', {
           method: 'POST',

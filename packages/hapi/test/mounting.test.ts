@@ -154,20 +154,17 @@ describe('next to host routes', () => {
   it('is matched exactly whatever the router: other spellings of the prefix get hapi 404s', async () => {
     const api = await serve({ server: { router: { isCaseSensitive: false } } });
     // hapi routes these to the plugin (it folds case, decodes %76); the API is at /v1 exactly.
-    for (const path of ['/V1/pets', '/%76%31/pets', '/V1/%ff']) {
+    for (const path of ['/V1/pets', '/%76%31/pets']) {
       const other = await api.send({ method: 'GET', path, headers: AUTH });
       expect([path, other.status, other.headers['x-request-id']]).toEqual([path, 404, undefined]);
     }
+    // Not ours either: hapi's own refusal of a path it cannot decode.
+    const bad = await api.send({ method: 'GET', path: '/V1/%ff', headers: AUTH });
+    expect([bad.status, bad.headers['x-request-id']]).toEqual([400, undefined]);
     const exact = await api.send({ method: 'GET', path: '/v1/pets', headers: AUTH });
     expect([exact.status, exact.body]).toEqual([200, '[]']);
     // A spelling a URL parser reads as the prefix is the prefix: /v1/./pets is /v1/pets.
     const dotted = await api.send({ method: 'GET', path: '/v1/./pets', headers: AUTH });
     expect([dotted.status, dotted.body]).toEqual([200, '[]']);
-  });
-});
-    const upper = await api.send({ method: 'GET', path: '/V1/pets', headers: AUTH });
-    expect([upper.status, upper.body]).toEqual([200, '[]']);
-    const badPath = await api.send({ method: 'GET', path: '/V1/%ff', headers: AUTH });
-    expect(JSON.parse(badPath.body)).toMatchObject({ code: 'not_found', status: 404 });
   });
 });

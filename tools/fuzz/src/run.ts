@@ -102,7 +102,8 @@ export async function runDifferential(options: RunOptions): Promise<Differential
     const expected = signature(request, reference);
     hosts.forEach((host, at) => {
       const answer = answers[at]?.[index] as RawAnswer;
-      const counts = (statuses[host.name] ??= {});
+      const counts = statuses[host.name] ?? {};
+      statuses[host.name] = counts;
       const status = String(answer.status ?? 'none');
       counts[status] = (counts[status] ?? 0) + 1;
       const finding = (problem: string) => ({

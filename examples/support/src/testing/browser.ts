@@ -13,7 +13,21 @@ export interface PageVisit {
   readonly requests: readonly string[];
   /** Console messages of type `error`, and uncaught page errors. */
   readonly errors: readonly string[];
+  /**
+   * Every Content-Security-Policy violation the page reported (`securitypolicyviolation`
+   * events: directive, blocked URI, source), including those of code that caught the refusal.
+   */
+  readonly cspViolations: readonly string[];
 }
+
+/** Runs in the page before any of its scripts: a record of every CSP violation it reports. */
+const RECORD_CSP_VIOLATIONS = `(() => {
+  const seen = [];
+  Object.defineProperty(window, '__cspViolations', { value: seen });
+  document.addEventListener('securitypolicyviolation', (event) => {
+    seen.push(event.effectiveDirective + ' ' + event.blockedURI + ' at ' + event.sourceFile + ':' + event.lineNumber);
+  });
+})();`;
 
 /**
  * Opens `url` in a fresh headless Chromium (a fresh profile, no background networking), lets
@@ -39,13 +53,15 @@ export async function visitInChromium(
       if (message.type() === 'error') errors.push(message.text());
     });
     page.on('pageerror', (error) => errors.push(`${error.name}: ${error.message}`));
+    await page.addInitScript({ content: RECORD_CSP_VIOLATIONS });
     await page.goto(url, { waitUntil: 'networkidle' });
-    await inspect(page);
     await mkdir(dirname(screenshotPath), { recursive: true });
+    await inspect(page);
     await page.screenshot({ path: screenshotPath, fullPage: false });
+    const cspViolations = (await page.evaluate('window.__cspViolations')) as string[];
+    return { requests, errors, cspViolations };
   } finally {
     // playwright gave it a fresh temporary profile, and removes it here.
     await browser.close();
   }
-  return { requests, errors };
 }

@@ -203,6 +203,8 @@ export function judge(request: FuzzRequest, answer: RawAnswer): string | undefin
   if (answer.status >= 500) return `a ${answer.status}`;
   if (answer.headers['x-request-id'] === undefined) return 'no X-Request-Id';
   if (request.method === 'HEAD') return undefined;
+  // The reference page answers a matching If-None-Match (`*` too) with a bodiless 304.
+  if (answer.status === 304) return answer.body === '' ? undefined : 'a 304 with a body';
   const path = (request.summary.split(' ')[1] ?? '').split('?')[0] ?? '';
   const textType = TEXT_SUCCESSES[path];
   if (answer.status === 200 && textType !== undefined) {

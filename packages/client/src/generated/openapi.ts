@@ -64,7 +64,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document. */
+        /** The OpenAPI document of this API */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -78,11 +78,22 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** Pet */
+        /**
+         * Pet
+         * @example {
+         *       "id": 1,
+         *       "name": "Rex",
+         *       "categoryId": 1,
+         *       "status": "available"
+         *     }
+         */
         Pet: {
             /** @description Identifier assigned by the service, increasing in creation order. */
             id: number;
-            /** @description The animal's name: 1 to 256 characters. */
+            /**
+             * @description The animal's name: 1 to 256 characters.
+             * @example Rex
+             */
             name: string;
             /** @description Identifier of the category the animal belongs to. */
             categoryId: number;
@@ -90,7 +101,10 @@ export interface components {
         };
         /** NewPet */
         NewPet: {
-            /** @description The animal's name: 1 to 256 characters. */
+            /**
+             * @description The animal's name: 1 to 256 characters.
+             * @example Rex
+             */
             name: string;
             /** @description Identifier of the category the animal belongs to. */
             categoryId: number;

@@ -1,0 +1,25 @@
+/** Content codings an asset is stored in beside its plain bytes, in the order we prefer them. */
+export const CODINGS = ['br', 'gzip'] as const;
+export type Coding = (typeof CODINGS)[number];
+
+/** The file name suffix of each stored coding. */
+export const CODING_SUFFIX: Readonly<Record<Coding, string>> = { br: '.br', gzip: '.gz' };
+
+/**
+ * `dist/assets/manifest.json`, written at the package's build: which bundle was copied, under
+ * which content-hashed name, and which precompressed variants lie next to it.
+ */
+export interface AssetManifest {
+  /** The Scalar bundle: `scalar.<hash>.js`, with `<file>.br` and `<file>.gz` beside it. */
+  readonly scalar: {
+    readonly file: string;
+    /** The first 16 hex digits of the SHA-256 of the plain bytes: the name's hash and the ETag. */
+    readonly hash: string;
+    /** Where it came from: `@scalar/api-reference@<version>`. */
+    readonly source: string;
+    /** Its licence, a file in the same folder. */
+    readonly licence: string;
+  };
+}
+
+export const MANIFEST_FILE = 'manifest.json';
