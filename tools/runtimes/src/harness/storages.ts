@@ -13,6 +13,9 @@ export const openStorage: OpenStorage = async (spec) => {
   // The storage leaves a pool it was given open: this one is the harness's, so it goes too.
   return {
     ...storage,
-    close: async () => (await storage.close(), await pool.end()),
+    close: async () => {
+      await storage.close();
+      await pool.end();
+    },
   } satisfies PetStorage;
 };
