@@ -66,6 +66,7 @@ export function jsonAnswer(
     headers: {
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
       'x-request-id': requestId,
       ...extra,
     },

@@ -37,6 +37,9 @@ function toResponse(context: RequestContext, result: HandlerResult): PetStoreRes
     return errorResponse(result, extra);
   }
   const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
+  // A key's data is no cache's to keep; only the public document may be kept.
+  if (context.principal !== undefined) headers['cache-control'] = 'no-store';
+  headers['x-content-type-options'] = 'nosniff';
   if (result.headers !== undefined) Object.assign(headers, result.headers);
   if (operationHeaders !== undefined) Object.assign(headers, operationHeaders);
   headers['x-request-id'] = requestId;

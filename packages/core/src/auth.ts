@@ -37,6 +37,9 @@ export type Authenticate = (
 
 export const DEFAULT_VERIFY_TIMEOUT_MS = 5000;
 
+/** The shortest API key `apiKeys` takes, in characters. */
+export const MIN_KEY_LENGTH = 16;
+
 const REALM = 'Bearer realm="petstore"';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
@@ -108,6 +111,12 @@ function listKeys(apiKeys: readonly ApiKey[]): ListedKey[] {
     }
     if (typeof entry !== 'string' && (typeof id !== 'string' || id === '')) {
       throw new TypeError(`\`apiKeys\` entry ${index + 1} needs a non-empty string \`id\``);
+    }
+    // A short key can be guessed, or recovered from anything derived from it.
+    if ([...key].length < MIN_KEY_LENGTH) {
+      throw new TypeError(
+        `\`apiKeys\` entry ${index + 1} is ${[...key].length} characters long; keys must have at least ${MIN_KEY_LENGTH} (a random one: node -e "console.log(crypto.randomBytes(24).toString('base64url'))")`,
+      );
     }
     // One key for two principals would make its idempotency scope a guess.
     if (seen.has(key) && seen.get(key) !== id) {

@@ -48,6 +48,12 @@ export const isApiError = (value: unknown): value is ApiError =>
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/** Never sniffed as anything but JSON; an error is never stored by a cache. */
+const ERROR_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+} as const;
+
 /** The one place an error becomes a response. */
 export function errorResponse(
   error: ApiError,
@@ -60,7 +66,12 @@ export function errorResponse(
       : { code: error.code, message: error.message, status, details: error.details };
   return {
     status,
-    headers: { 'content-type': JSON_CONTENT_TYPE, ...error.headers, ...extraHeaders },
+    headers: {
+      'content-type': JSON_CONTENT_TYPE,
+      ...ERROR_HEADERS,
+      ...error.headers,
+      ...extraHeaders,
+    },
     body: JSON.stringify(body),
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createPetStore, StorageUnavailableError } from '../src/index.js';
 import { arrayStorage } from './support/array-storage.js';
 
-const auth = { authorization: 'Bearer k' };
+const auth = { authorization: 'Bearer test-key-0123456789' };
 const create = (store: ReturnType<typeof createPetStore>, publicPath?: string) =>
   store.handle({
     method: 'POST',
@@ -19,16 +19,34 @@ describe('createPetStore', () => {
     expect(() => createPetStore({ storage: arrayStorage(), apiKeys: [''] })).toThrow(/non-empty/);
   });
 
+  it('refuses API keys shorter than 16 characters, with a clear start-up error', () => {
+    const make = (apiKeys: (string | { id: string; key: string })[]) =>
+      createPetStore({ storage: arrayStorage(), apiKeys });
+    expect(() => make(['fifteen-chars-x'])).toThrow(
+      /entry 1 is 15 characters long; keys must have at least 16/,
+    );
+    expect(() => make(['sixteen-chars-xx', { id: 'ops', key: 'short' }])).toThrow(
+      /entry 2 is 5 characters long/,
+    );
+    // Characters, not UTF-16 units: 8 emoji are 16 units but 8 characters.
+    expect(() => make(['🐈'.repeat(8)])).toThrow(/8 characters long/);
+    expect(() => make(['sixteen-chars-xx'])).not.toThrow();
+  });
+
   it('refuses a nonsensical maxBodyBytes', () => {
     expect(() =>
-      createPetStore({ storage: arrayStorage(), apiKeys: ['k'], maxBodyBytes: 0 }),
+      createPetStore({
+        storage: arrayStorage(),
+        apiKeys: ['test-key-0123456789'],
+        maxBodyBytes: 0,
+      }),
     ).toThrow(/maxBodyBytes/);
   });
 
   it('builds links from the publicPath option when the request does not say its own', async () => {
     const store = createPetStore({
       storage: arrayStorage(),
-      apiKeys: ['k'],
+      apiKeys: ['test-key-0123456789'],
       publicPath: '/api/v1/',
     });
     const res = await create(store);
@@ -36,7 +54,7 @@ describe('createPetStore', () => {
   });
 
   it("prefers the request's own public path for links", async () => {
-    const store = createPetStore({ storage: arrayStorage(), apiKeys: ['k'] });
+    const store = createPetStore({ storage: arrayStorage(), apiKeys: ['test-key-0123456789'] });
     expect((await create(store, '/pets-api')).headers.location).toBe('/pets-api/pets/1');
     const page = await store.handle({
       method: 'GET',
@@ -62,7 +80,7 @@ describe('createPetStore', () => {
 
   it('answers an unexpected exception with 500 and never rejects', async () => {
     const storage = arrayStorage();
-    const store = createPetStore({ storage, apiKeys: ['k'] });
+    const store = createPetStore({ storage, apiKeys: ['test-key-0123456789'] });
     const res = await store.handle({
       method: 'GET',
       path: '/pets',
@@ -88,7 +106,7 @@ describe('createPetStore', () => {
           throw new StorageUnavailableError('down', { retryAfterSeconds: 3 });
         },
       },
-      apiKeys: ['k'],
+      apiKeys: ['test-key-0123456789'],
       hooks: { onError: ({ error, route }) => errors.push({ error, route }) },
     });
     const created = await create(store);
@@ -101,7 +119,7 @@ describe('createPetStore', () => {
 
   it('refuses a public path that is not a URL path, at construction', async () => {
     const make = (publicPath: string) =>
-      createPetStore({ storage: arrayStorage(), apiKeys: ['k'], publicPath });
+      createPetStore({ storage: arrayStorage(), apiKeys: ['test-key-0123456789'], publicPath });
     for (const bad of [
       '/v1\r\nX-Evil: 1',
       '/v1>; rel="evil"',
@@ -132,7 +150,7 @@ describe('createPetStore', () => {
     const long = `/a${'/'.repeat(200_000)}b`;
     const store = createPetStore({
       storage: arrayStorage(),
-      apiKeys: ['k'],
+      apiKeys: ['test-key-0123456789'],
       publicPath: `${long}${'/'.repeat(200_000)}`,
     });
     expect((await create(store)).headers.location).toBe(`${long}/pets/1`);
@@ -142,7 +160,7 @@ describe('createPetStore', () => {
     const errors: unknown[] = [];
     const store = createPetStore({
       storage: arrayStorage(),
-      apiKeys: ['k'],
+      apiKeys: ['test-key-0123456789'],
       hooks: { onError: (event) => errors.push(event.error) },
     });
     const bad = '/v1>; rel="evil", <https://evil.example';
@@ -177,16 +195,18 @@ describe('createPetStore', () => {
   it('takes { id, key } entries and refuses unusable ones', () => {
     const make = (apiKeys: unknown) =>
       createPetStore({ storage: arrayStorage(), apiKeys: apiKeys as string[] });
-    expect(() => make([{ id: 'a', key: 'k1' }, 'k2'])).not.toThrow();
-    expect(() => make([{ id: '', key: 'k1' }])).toThrow(/entry 1 needs a non-empty string `id`/);
+    const k1 = 'first-key-0123456789';
+    const k2 = 'second-key-0123456789';
+    expect(() => make([{ id: 'a', key: k1 }, k2])).not.toThrow();
+    expect(() => make([{ id: '', key: k1 }])).toThrow(/entry 1 needs a non-empty string `id`/);
     expect(() => make([{ id: 'a', key: '' }])).toThrow(/entry 1 must be a non-empty string/);
-    expect(() => make(['k', { id: 'b', key: 'k' }])).toThrow(
+    expect(() => make([k1, { id: 'b', key: k1 }])).toThrow(
       /entry 2 repeats a key under another id/,
     );
     expect(() =>
       make([
-        { id: 'a', key: 'k' },
-        { id: 'a', key: 'k' },
+        { id: 'a', key: k1 },
+        { id: 'a', key: k1 },
       ]),
     ).not.toThrow();
   });

@@ -6,7 +6,7 @@ import { arrayStorage } from './support/array-storage.js';
 
 type Json = Record<string, unknown>;
 const storeWith = (options: Partial<Parameters<typeof createPetStore>[0]> = {}) =>
-  createPetStore({ storage: arrayStorage(), apiKeys: ['k'], ...options });
+  createPetStore({ storage: arrayStorage(), apiKeys: ['test-key-0123456789'], ...options });
 
 // The linter dereferences in place: give it a copy.
 const lint = (document: Readonly<Json>) =>

@@ -8,7 +8,7 @@ type Json = Record<string, unknown>;
 
 const route = compileRouter(OPERATIONS);
 const store = (exposeOpenApi = true) =>
-  createPetStore({ storage: arrayStorage(), apiKeys: ['k'], exposeOpenApi });
+  createPetStore({ storage: arrayStorage(), apiKeys: ['test-key-0123456789'], exposeOpenApi });
 
 /** A concrete path for a template: every parameter becomes `1`. */
 const concrete = (template: string) => template.replaceAll(/\{[^}]+\}/g, '1');
@@ -92,7 +92,7 @@ describe('the operation table', () => {
       const res = await storeWithDefaults.handle({
         method: operation.method,
         path: concrete(operation.path),
-        headers: { authorization: 'Bearer k' },
+        headers: { authorization: 'Bearer test-key-0123456789' },
       });
       const documented =
         document.paths[operation.path]?.[operation.method.toLowerCase()]?.responses[

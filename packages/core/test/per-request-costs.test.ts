@@ -25,24 +25,37 @@ describe('generated request ids', () => {
 });
 
 describe('the key check, once a token is verified', () => {
-  const authenticate = createAuthenticator({ apiKeys: ['key-one', { id: 'ops', key: 'key-two' }] });
+  const authenticate = createAuthenticator({
+    apiKeys: ['key-one-0123456789', { id: 'ops', key: 'key-two-0123456789' }],
+  });
 
   it('answers a verified header again with the same principal, and still refuses others', () => {
-    const first = authenticate({ authorization: 'Bearer key-two' });
+    const first = authenticate({ authorization: 'Bearer key-two-0123456789' });
     expect(first).toEqual({ kind: 'principal', id: 'id:ops' });
-    expect(authenticate({ authorization: 'Bearer key-two' })).toEqual(first);
-    expect(authenticate({ authorization: 'bearer   key-two ' })).toEqual(first);
-    for (const other of ['Bearer key-two2', 'Bearer key-tw', 'Basic key-two', 'Bearer key-one ']) {
+    expect(authenticate({ authorization: 'Bearer key-two-0123456789' })).toEqual(first);
+    expect(authenticate({ authorization: 'bearer   key-two-0123456789 ' })).toEqual(first);
+    for (const other of [
+      'Bearer key-two-01234567892',
+      'Bearer key-two-012345678',
+      'Basic key-two-0123456789',
+      'Bearer key-one-0123456789 ',
+    ]) {
       const answer = authenticate({ authorization: other }) as { kind: string; code?: string };
-      const expected = other === 'Bearer key-one ' ? 'principal' : 'error';
+      const expected = other === 'Bearer key-one-0123456789 ' ? 'principal' : 'error';
       expect([other, answer.kind]).toEqual([other, expected]);
     }
   });
 
   it('keeps the bearer parsing of the contract for unusual spellings', () => {
-    expect(authenticate({ authorization: 'Bearer key-one\tx' })).toMatchObject({ kind: 'error' });
-    expect(authenticate({ authorization: 'Bearer\tkey-one' })).toMatchObject({ kind: 'principal' });
-    expect(authenticate({ authorization: 'Bearer key\u00a0one' })).toMatchObject({ kind: 'error' });
+    expect(authenticate({ authorization: 'Bearer key-one-0123456789\tx' })).toMatchObject({
+      kind: 'error',
+    });
+    expect(authenticate({ authorization: 'Bearer\tkey-one-0123456789' })).toMatchObject({
+      kind: 'principal',
+    });
+    expect(authenticate({ authorization: 'Bearer key\u00a0one-0123456789' })).toMatchObject({
+      kind: 'error',
+    });
   });
 });
 

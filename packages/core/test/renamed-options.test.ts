@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createPetStore } from '../src/index.js';
 import { arrayStorage } from './support/array-storage.js';
 
-const auth = { authorization: 'Bearer k' };
+const auth = { authorization: 'Bearer test-key-0123456789' };
 const createRex = {
   method: 'POST',
   path: '/pets',
@@ -28,7 +28,11 @@ describe('renamed options, still read for one minor version', () => {
   it('basePath (now publicPath) still sets the links, with one deprecation warning', async () => {
     const warnings = await warningsDuring(async () => {
       for (const _ of [1, 2]) {
-        const store = createPetStore({ storage: arrayStorage(), apiKeys: ['k'], basePath: '/old' });
+        const store = createPetStore({
+          storage: arrayStorage(),
+          apiKeys: ['test-key-0123456789'],
+          basePath: '/old',
+        });
         expect((await store.handle(createRex)).headers.location).toBe('/old/pets/1');
       }
     });
@@ -40,7 +44,7 @@ describe('renamed options, still read for one minor version', () => {
   it('publicPath wins over basePath when both are given', async () => {
     const store = createPetStore({
       storage: arrayStorage(),
-      apiKeys: ['k'],
+      apiKeys: ['test-key-0123456789'],
       basePath: '/old',
       publicPath: '/new',
     });
@@ -48,7 +52,7 @@ describe('renamed options, still read for one minor version', () => {
   });
 
   it("a request's basePath (now publicPath) still sets its links", async () => {
-    const store = createPetStore({ storage: arrayStorage(), apiKeys: ['k'] });
+    const store = createPetStore({ storage: arrayStorage(), apiKeys: ['test-key-0123456789'] });
     const warnings = await warningsDuring(async () => {
       const res = await store.handle({ ...createRex, basePath: '/mounted' });
       expect(res.headers.location).toBe('/mounted/pets/1');
@@ -61,7 +65,7 @@ describe('renamed options, still read for one minor version', () => {
 
 describe('a path no operation has', () => {
   it('is named in the 404 as the client sent it, public path included', async () => {
-    const store = createPetStore({ storage: arrayStorage(), apiKeys: ['k'] });
+    const store = createPetStore({ storage: arrayStorage(), apiKeys: ['test-key-0123456789'] });
     const res = await store.handle({ method: 'GET', path: '/nope', headers: auth });
     expect(JSON.parse(res.body ?? '')).toMatchObject({ message: 'No route for /v1/nope.' });
     const mounted = await store.handle({

@@ -11,7 +11,7 @@ it('a client that hangs up mid-body gets no answer, and Fastify carries on with 
   const host: string[] = [];
   const store = createPetStore({
     storage: createMemoryStorage(),
-    apiKeys: ['k'],
+    apiKeys: ['test-key-0123456789'],
     hooks: { onResponse: (event) => responses.push(event) },
   });
   const app = Fastify();
@@ -35,7 +35,7 @@ it('a client that hangs up mid-body gets no answer, and Fastify carries on with 
     const socket = connect(Number(new URL(api.origin).port), '127.0.0.1');
     socket.on('error', () => {});
     socket.write(
-      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\n' +
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer test-key-0123456789\r\n' +
         'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":',
     );
     await reached;

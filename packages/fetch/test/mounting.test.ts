@@ -6,7 +6,7 @@ import { petStoreFetch } from '../src/index.js';
 import { DRAIN_LIMIT } from '../src/stream-body.js';
 import { honoApp, serveFetch, serveHono } from './servers.js';
 
-const KEY = 'mounting-key';
+const KEY = 'mounting-key-0123456789';
 const AUTH = { authorization: `Bearer ${KEY}` };
 const newStore = () => createPetStore({ storage: createMemoryStorage(), apiKeys: [KEY] });
 

@@ -19,7 +19,7 @@ import {
 // The outage, for real: a PostgreSQL of its own (stopped and started mid-test, same data dir
 // and port), the API served by Express on 127.0.0.1, and creates under concurrent load.
 
-const API_KEY = 'outage-test-key';
+const API_KEY = 'outage-test-key-0123';
 const WORKERS = 8;
 const MAX_REQUESTS_PER_WORKER = 500;
 const REQUEST_TIMEOUT_MS = 8000; // connectionTimeoutMillis + queryTimeoutMillis + slack: past this, a hang

@@ -20,6 +20,30 @@ const failingList = (storage: PetStorage): PetStorage => ({
 
 export const operationCases: ConformanceCase[] = [
   {
+    name: 'headers: every answer is nosniff; every answer but the public document is no-store',
+    rule: 'Operational surface: X-Content-Type-Options: nosniff on every answer, Cache-Control: no-store on authenticated answers and errors',
+    run: async ({ send }) => {
+      const answers = [
+        await send(get('/pets')),
+        await send(postPet({ name: 'Rex', categoryId: 1 })),
+        await send(get('/pets/1')),
+        await send(get('/pets', {})),
+        await send(get('/nope')),
+        await send(get('/pets?limit=0')),
+      ];
+      for (const res of answers) {
+        expect([res.status, res.headers['x-content-type-options']]).toEqual([
+          res.status,
+          'nosniff',
+        ]);
+        expect([res.status, res.headers['cache-control']]).toEqual([res.status, 'no-store']);
+      }
+      const document = await send(get('/openapi.json', {}));
+      expect(document.headers['x-content-type-options']).toBe('nosniff');
+      expect(document.headers['cache-control']).toBeUndefined();
+    },
+  },
+  {
     name: 'request id: a sane client X-Request-Id is echoed',
     rule: 'Operational surface: every response carries X-Request-Id, the client’s own if sane',
     request: get('/pets', { ...get('/').headers, 'x-request-id': 'client-abc.123:x' }),

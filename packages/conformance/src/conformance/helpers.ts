@@ -1,7 +1,7 @@
 import { PET_STATUSES, type PetInput } from '@petstore/core';
 import type { WireRequest } from '../wire.js';
 
-export const API_KEY = 'conformance-key';
+export const API_KEY = 'conformance-key-0123';
 export const SECOND_API_KEY = 'conformance-second-key';
 export const BASE = '/v1';
 
