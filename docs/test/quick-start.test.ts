@@ -1,0 +1,63 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { halfSentPost } from '@petstore/example-support/testing';
+import { afterAll, expect, it } from 'vitest';
+import { REPO } from './readmes.js';
+
+const KEY = 'quick-start-key-0123456789';
+
+/** The root README's quick-start command that starts the service (after its install). */
+function startCommand(): string {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const block = /## Quick start[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const line = block.split('\n').find((candidate) => candidate.includes('&&')) ?? '';
+  // What follows the install: the install itself has run (this is its test run).
+  return (line.split('&&')[1] ?? '').split('#')[0]?.trim() ?? '';
+}
+
+const started: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+it("the README's start command stops on Ctrl-C in a terminal, request in flight, and exits 0", async () => {
+  const command = startCommand();
+  expect(command).toBe('npm start');
+  // `script` gives the command a terminal of its own; a ^C typed into it is the terminal's
+  // SIGINT to the whole foreground process group, as a person's Ctrl-C is.
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: REPO,
+    env: { ...process.env, PORT: '0', API_KEYS: KEY, LOG_LEVEL: 'info', CI: '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  started.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let url: string | undefined;
+  for (let waited = 0; url === undefined && waited < 60_000; waited += 100) {
+    url = /listening on (http:\/\/\S+\/v1)/.exec(output)?.[1];
+    await sleep(100);
+  }
+  expect(url, output).toBeDefined();
+
+  const late = halfSentPost(`${url}/pets`, { authorization: `Bearer ${KEY}` }, '{"name":"Late",');
+  await sleep(300);
+  child.stdin?.write('\x03');
+  for (let waited = 0; !output.includes('no new connections') && waited < 10_000; waited += 50) {
+    await sleep(50);
+  }
+  late.finish('"categoryId":1}');
+  const answer = await late.answer;
+  expect(answer.status).toBe(201);
+  expect(await exited).toBe(0);
+  expect(output).toMatch(/"msg":"stopped"/);
+  expect(output).not.toMatch(/ERR_PNPM|ELIFECYCLE|npm error/);
+}, 90_000);
