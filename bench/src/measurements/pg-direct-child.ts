@@ -19,6 +19,8 @@ export interface DirectRun {
   readonly type: 'run';
   readonly seconds: number;
   readonly concurrency: number;
+  /** Stop after this many inserts (smoke runs), the seconds bounding them. */
+  readonly maxInserts?: number | undefined;
 }
 
 const MAX_INSERTS_PER_RUN = 5_000_000;
@@ -34,13 +36,14 @@ const { name, categoryId, status } = JSON.parse(CREATE_BODY) as {
   status: string;
 };
 
-async function run({ seconds, concurrency }: DirectRun): Promise<LoadResult> {
+async function run({ seconds, concurrency, maxInserts }: DirectRun): Promise<LoadResult> {
   const times: number[] = [];
   let failures = 0;
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const loop = async () => {
-    while (performance.now() < deadline && times.length < MAX_INSERTS_PER_RUN) {
+    const most = Math.min(MAX_INSERTS_PER_RUN, maxInserts ?? MAX_INSERTS_PER_RUN);
+    while (performance.now() < deadline && times.length < most) {
       const start = performance.now();
       try {
         await pool.query(text, [name, categoryId, status]);

@@ -74,7 +74,7 @@ export async function measurePostgresCreate(
       direct: async (seconds) => {
         const { result, cpu } = await withCpu(directChild.pid, () =>
           directChild.request(
-            { type: 'run', seconds, concurrency: connections },
+            { type: 'run', seconds, concurrency: connections, maxInserts: maxRequests },
             (seconds + 30) * 1000,
           ),
         );
