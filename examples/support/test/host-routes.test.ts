@@ -28,6 +28,7 @@ describe('host routes', () => {
       headers: {
         'content-type': 'application/json; charset=utf-8',
         'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
         'x-request-id': 'abc-123',
       },
       body: '{"status":"ok"}',

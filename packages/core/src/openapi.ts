@@ -142,8 +142,9 @@ function operationObject(operation: OperationSpec, options: ResolvedOptions): Js
   const { success } = operation;
   return {
     operationId: operation.operationId,
-    ...(operation.tags.length > 0 ? { tags: operation.tags } : {}),
+    tags: operation.tags,
     summary: operation.summary,
+    description: operation.description,
     ...(operation.deprecated ? { deprecated: true } : {}),
     ...(operation.public ? { security: [] } : {}),
     parameters: [
@@ -176,6 +177,13 @@ function pathsOf(operations: readonly OperationSpec[], options: ResolvedOptions)
   return paths;
 }
 
+/** What each tag of the operation table groups. */
+const TAGS: Readonly<Record<string, string>> = {
+  pets: 'The animals of the store: list, add, get.',
+  store: 'The store area: its orders.',
+  document: 'This API described: the OpenAPI document, served without authentication.',
+};
+
 /** The OpenAPI 3.1 document: schemas from valibot, operations from the operation table. */
 export function buildOpenApiDocument(
   operations: readonly OperationSpec[],
@@ -189,13 +197,15 @@ export function buildOpenApiDocument(
       version: '1.0.0',
       description:
         'Manage the animals of a pet store. All operations need `Authorization: Bearer <API key>`.',
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: { name: 'Pet store maintainers', url: 'https://github.com/petstore/petstore' },
     },
     servers:
       options.servers.length > 0
         ? options.servers.map((server) => ({ ...server }))
         : [{ url: options.publicPath }],
     security: [{ bearerAuth: [] }],
-    tags: tags.map((name) => ({ name })),
+    tags: tags.map((name) => ({ name, description: TAGS[name] ?? name })),
     paths: pathsOf(operations, options),
     components: {
       schemas: componentSchemas(),

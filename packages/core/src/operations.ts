@@ -50,6 +50,8 @@ export interface OperationSpec<TParams extends readonly AnyParameter[] = readonl
   readonly path: string;
   readonly operationId: string;
   readonly summary: string;
+  /** What the operation does, for the document's readers (a paragraph). */
+  readonly description: string;
   readonly tags: readonly string[];
   /** Query and path parameters, in the order they are read (path ones in path order). */
   readonly parameters: TParams;
@@ -112,6 +114,8 @@ export const OPERATIONS: readonly OperationSpec[] = [
     operationId: 'listPets',
     tags: ['pets'],
     summary: 'List animals, ascending by id, one page at a time.',
+    description:
+      'Animals in ascending id order, at most `limit` of them, optionally only those with one `status`. When more follow, the `Link` header carries the next page (`rel="next"`, with the same `limit` and `status` and an opaque `cursor`); the last page has none.',
     handler: listPets,
     parameters: [limitParameter, statusParameter, cursorParameter],
     success: {
@@ -128,6 +132,8 @@ export const OPERATIONS: readonly OperationSpec[] = [
     operationId: 'createPet',
     tags: ['pets'],
     summary: 'Add an animal.',
+    description:
+      'Creates an animal and answers it with its new id and its `Location`. Send an `Idempotency-Key` to make a retry safe: the same key and body replay the first answer, never a second animal.',
     handler: createPet,
     parameters: [],
     idempotent: true,
@@ -160,6 +166,8 @@ export const OPERATIONS: readonly OperationSpec[] = [
     operationId: 'getPet',
     tags: ['pets'],
     summary: 'Get an animal (deprecated: use GET /pets with the status filter).',
+    description:
+      'One animal by id. Deprecated, to be removed on 5 December 2030: every answer carries `Deprecation`, `Sunset` and the successor `Link`.',
     handler: getPet,
     parameters: [petIdParameter],
     success: { status: 200, description: 'The animal.', body: 'Pet' },
@@ -173,6 +181,8 @@ export const OPERATIONS: readonly OperationSpec[] = [
     operationId: 'listOrders',
     tags: ['store'],
     summary: 'List store orders (provisional schema), ascending by id, one page at a time.',
+    description:
+      'Orders in ascending id order, paged like the animals (`limit`, `Link: rel="next"`). The order schema is provisional: the interface only says the listing exists.',
     handler: listOrders,
     parameters: [limitParameter, cursorParameter],
     success: {
@@ -187,8 +197,9 @@ export const OPERATIONS: readonly OperationSpec[] = [
     method: 'GET',
     path: '/openapi.json',
     operationId: 'getOpenApiDocument',
-    tags: [],
+    tags: ['document'],
     summary: 'The OpenAPI document of this API',
+    description: 'This document, without authentication.',
     handler: getOpenApi,
     parameters: [],
     success: { status: 200, description: 'OpenAPI 3.1 document.', body: undefined },

@@ -9,10 +9,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List animals, ascending by id, one page at a time. */
+        /**
+         * List animals, ascending by id, one page at a time.
+         * @description Animals in ascending id order, at most `limit` of them, optionally only those with one `status`. When more follow, the `Link` header carries the next page (`rel="next"`, with the same `limit` and `status` and an opaque `cursor`); the last page has none.
+         */
         get: operations["listPets"];
         put?: never;
-        /** Add an animal. */
+        /**
+         * Add an animal.
+         * @description Creates an animal and answers it with its new id and its `Location`. Send an `Idempotency-Key` to make a retry safe: the same key and body replay the first answer, never a second animal.
+         */
         post: operations["createPet"];
         delete?: never;
         options?: never;
@@ -30,6 +36,7 @@ export interface paths {
         /**
          * Get an animal (deprecated: use GET /pets with the status filter).
          * @deprecated
+         * @description One animal by id. Deprecated, to be removed on 5 December 2030: every answer carries `Deprecation`, `Sunset` and the successor `Link`.
          */
         get: operations["getPet"];
         put?: never;
@@ -47,7 +54,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List store orders (provisional schema), ascending by id, one page at a time. */
+        /**
+         * List store orders (provisional schema), ascending by id, one page at a time.
+         * @description Orders in ascending id order, paged like the animals (`limit`, `Link: rel="next"`). The order schema is provisional: the interface only says the listing exists.
+         */
         get: operations["listOrders"];
         put?: never;
         post?: never;
@@ -64,7 +74,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The OpenAPI document of this API */
+        /**
+         * The OpenAPI document of this API
+         * @description This document, without authentication.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
