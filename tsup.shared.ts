@@ -1,6 +1,6 @@
 import { defineConfig, type Options } from 'tsup';
 
-/** How every published package is built: ESM + CJS + types for Node 20, from `entry`. */
+/** How every published package is built: ESM + CJS + types for Node 22, from `entry`. */
 export const packageBuild = (entry: readonly string[], extra: Options = {}) =>
   defineConfig({
     entry: [...entry],
@@ -8,12 +8,12 @@ export const packageBuild = (entry: readonly string[], extra: Options = {}) =>
     dts: true,
     sourcemap: true,
     clean: true,
-    target: 'node20',
+    target: 'node22',
     ...extra,
   });
 
 /**
- * How the example apps are built for `pnpm serve` / `node dist/main.js`: plain ESM for Node 20,
+ * How the example apps are built for `pnpm serve` / `node dist/main.js`: plain ESM for Node 22,
  * dependencies left external (workspace packages resolve to their built `dist` without the
  * source condition).
  */
@@ -23,5 +23,5 @@ export const appBuild = (entry: readonly string[]) =>
     format: ['esm'],
     sourcemap: true,
     clean: true,
-    target: 'node20',
+    target: 'node22',
   });

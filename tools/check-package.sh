@@ -8,5 +8,6 @@ trap 'rm -rf "$out"' EXIT
 pnpm pack --pack-destination "$out" >/dev/null
 tarball=$(ls "$out"/*.tgz)
 publint --strict "$tarball"
-# Every resolution mode a user may have: node10, node16 (CJS and ESM), bundler.
-attw "$tarball"
+# Every resolution mode a user may have: node10, node16 (CJS and ESM), bundler; a package with
+# subpath exports passes `--profile node16` (node10 cannot resolve subpaths).
+attw "$tarball" "$@"
