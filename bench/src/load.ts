@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { percentileSorted } from './stats.js';
 
@@ -12,7 +13,19 @@ export interface LoadSpec {
   readonly seconds: number;
   /** Stop after this many requests (smoke runs: autocannon's own runs last at least a second). */
   readonly maxRequests?: number | undefined;
+  /** Each request carries an `Idempotency-Key` of its own (a keyed create, as the client makes). */
+  readonly idempotencyKeys?: boolean;
 }
+
+/** A fresh `Idempotency-Key` on every request autocannon sends. */
+const keyedRequests: autocannon.Request[] = [
+  {
+    setupRequest: (request) => ({
+      ...request,
+      headers: { ...request.headers, 'idempotency-key': randomUUID() },
+    }),
+  },
+];
 
 export interface LoadResult {
   /** 2xx answers per second over the run. */
@@ -49,6 +62,7 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
         method: spec.method,
         headers: spec.headers,
         ...(spec.body === undefined ? {} : { body: spec.body }),
+        ...(spec.idempotencyKeys === true ? { requests: keyedRequests } : {}),
         connections: spec.connections,
         // autocannon ignores `duration` when `amount` is set: the timer below bounds such runs.
         ...(spec.maxRequests === undefined

@@ -35,8 +35,11 @@ export interface RunFigures {
   readonly medianMachineCpuMicros: number | null;
 }
 
-/** The hosts the adapter overhead is measured on. */
-export type Framework = 'express' | 'hapi' | 'node' | 'fastify';
+/**
+ * The hosts the adapter overhead is measured on; `raw` is `@petstore/node`
+ * against the runtime's ceiling (a raw node:http server doing no checks).
+ */
+export type Framework = 'express' | 'hapi' | 'node' | 'fastify' | 'raw';
 
 export interface AdapterOverhead {
   readonly framework: Framework;
@@ -74,17 +77,29 @@ export interface PageCostRow {
   readonly storageRatio: number;
 }
 
-export interface PostgresCreate {
+export type PostgresPath = 'direct' | 'pgbouncer';
+export type PostgresWorkload = 'create' | 'keyed create' | 'list';
+
+/** One workload on PostgreSQL through one path: the bare node:http route against ours. */
+export interface PostgresRow {
+  readonly path: PostgresPath;
+  readonly workload: PostgresWorkload;
+  readonly bare: RunFigures;
+  readonly ours: RunFigures;
+  readonly throughputRatio: number;
+  readonly p99Ratio: number;
+  /** Server CPU per request, ours / bare. */
+  readonly serverCpuRatio: number | null;
+}
+
+export interface PostgresVsBare {
   readonly connections: number;
   readonly poolMax: number;
   readonly secondsPerRun: number;
-  readonly service: RunFigures;
-  readonly direct: RunFigures;
-  /** A bare Express route with the same INSERT, same concurrency: what HTTP + Express + pg allow. */
-  readonly bare: RunFigures;
-  /** The same service over memory storage, same concurrency: what HTTP + Express + core allow. */
-  readonly overMemory: RunFigures;
-  readonly ratio: number;
+  readonly rounds: number;
+  readonly rows: PostgresRow[];
+  /** Why the PgBouncer rows are missing, when they are. */
+  readonly pgbouncerMissing?: string;
 }
 
 export interface MemoryFootprint {
@@ -123,7 +138,7 @@ export interface Results {
   readonly adapterOverhead: AdapterOverhead[];
   readonly coreAlone: CoreAlone[];
   readonly pageCost: { readonly sizes: number[]; readonly rows: PageCostRow[] };
-  readonly postgresCreate: PostgresCreate | { readonly skipped: string };
+  readonly postgres: PostgresVsBare | { readonly skipped: string };
   readonly memory: MemoryFootprint;
   readonly docsAssets: DocsAssets;
   readonly targets: Target[];

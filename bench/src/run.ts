@@ -19,7 +19,7 @@ import { measureCoreAlone } from './measurements/core-alone.js';
 import { docsAssetsSeconds, measureDocsAssets } from './measurements/docs-assets.js';
 import { measureMemory } from './measurements/memory.js';
 import { measurePageCostMemory, measurePageCostPostgres } from './measurements/page-cost.js';
-import { measurePostgresCreate } from './measurements/postgres-create.js';
+import { measurePostgresVsBare } from './measurements/postgres-vs-bare.js';
 import { type BenchDatabase, startDatabase } from './postgres.js';
 import { dropSchemas } from './postgres-seed.js';
 import { Progress } from './progress.js';
@@ -132,7 +132,7 @@ async function main(): Promise<number> {
   const plan = plannedSeconds(config);
   progress.plan(plan.adapterOverhead + plan.coreAlone + plan.pageCost + plan.memory);
   progress.plan(docsAssetsSeconds(config));
-  if (usePostgres) progress.plan(plan.postgresStart + plan.pageCost + plan.postgresCreate);
+  if (usePostgres) progress.plan(plan.postgresStart + plan.pageCost + plan.postgres);
   progress.log(
     `petstore bench (${config.mode}) on ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, Node ${process.version}`,
   );
@@ -169,10 +169,10 @@ async function main(): Promise<number> {
       pageRows.push(...(await measurePageCostPostgres(config, database.url, progress, schemas)));
       progress.done(plan.pageCost - 3 * config.pages.rounds);
     }
-    const postgresCreate =
+    const postgres =
       database === undefined
         ? { skipped: 'PostgreSQL measurements skipped (--no-postgres).' }
-        : await measurePostgresCreate(config, database.url, progress, schemas);
+        : await measurePostgresVsBare(config, database.url, progress, schemas);
     const memory = await measureMemory(config, progress);
     progress.done(plan.memory);
     const docsAssets = await measureDocsAssets(config, progress);
@@ -184,7 +184,7 @@ async function main(): Promise<number> {
       adapterOverhead,
       coreAlone,
       pageCost: { sizes: [...config.pages.sizes], rows: pageRows },
-      postgresCreate,
+      postgres,
       memory,
       docsAssets,
       notes,

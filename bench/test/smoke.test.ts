@@ -89,6 +89,8 @@ test('the smoke bench runs every measurement and leaves the committed results al
     'node create',
     'fastify list',
     'fastify create',
+    'raw list',
+    'raw create',
   ]);
   for (const row of results.adapterOverhead) {
     expect(row.bare.medianRps).toBeGreaterThan(0);
@@ -111,16 +113,32 @@ test('the smoke bench runs every measurement and leaves the committed results al
       expect(row.storageMs[String(size)]).toBeGreaterThan(0);
     }
   }
-  const pg = results.postgresCreate;
-  if (!('ratio' in pg)) throw new Error(`PostgreSQL create skipped: ${pg.skipped}`);
-  expect(pg.ratio).toBeGreaterThan(0);
-  expect(pg.bare.medianRps).toBeGreaterThan(0);
-  expect(pg.overMemory.medianRps).toBeGreaterThan(0);
+  const pg = results.postgres;
+  if (!('rows' in pg)) throw new Error(`PostgreSQL skipped: ${pg.skipped}`);
+  // Direct and through PgBouncer (the suite has a pgbouncer binary, or says why not).
+  const paths = pg.pgbouncerMissing === undefined ? ['direct', 'pgbouncer'] : ['direct'];
+  expect(pg.rows.map((row) => `${row.path} ${row.workload}`)).toEqual(
+    paths.flatMap((path) => [`${path} create`, `${path} keyed create`, `${path} list`]),
+  );
+  for (const row of pg.rows) {
+    expect(row.bare.medianRps).toBeGreaterThan(0);
+    expect(row.ours.medianRps).toBeGreaterThan(0);
+  }
   expect(results.memory.bytesPerPet).toBeGreaterThan(0);
   expect(results.docsAssets.cases.map((row) => row.key)).toEqual(['old', 'br', 'floor', '304']);
   for (const row of results.docsAssets.cases) expect(row.medianRps).toBeGreaterThan(0);
   // Every target appears with a verdict, though a smoke run enforces none.
-  expect(results.targets.length).toBe(38);
+  // Adapter rows 2 each, the steady-state check, core list, pages 2 each, PostgreSQL create 3,
+  // keyed create and list 1 each per path, memory, docs asset 2.
+  expect(results.targets.length).toBe(
+    results.adapterOverhead.length * 2 +
+      1 +
+      1 +
+      results.pageCost.rows.length * 2 +
+      paths.length * 5 +
+      1 +
+      2,
+  );
   expect(await readFile(join(outDir, 'RESULTS.md'), 'utf8')).toContain('Smoke run');
   expect(await mtime(committedResults)).toBe(committedBefore);
 }, 120_000);
@@ -156,5 +174,5 @@ test('--only runs just the adapter rows of the frameworks named', async () => {
 test('--only refuses a framework the bench does not know', async () => {
   const { code, output } = await runSmoke(tmpdir(), ['--only', 'koa']);
   expect(code).not.toBe(0);
-  expect(output).toContain('--only takes express, hapi, node, fastify; got koa');
+  expect(output).toContain('--only takes express, hapi, node, fastify, raw; got koa');
 }, 30_000);

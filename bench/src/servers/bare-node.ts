@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import * as v from 'valibot';
 import {
+  type BarePet,
   createBarePets,
   firstPage,
   INVALID_LIMIT,
@@ -45,9 +46,30 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
   });
 }
 
-/** The baseline: the same two routes written directly on node:http, as a careful hand would. */
-export function bareNodeServer(): Server {
+type NewBarePet = Omit<BarePet, 'id'>;
+type Page = ReturnType<typeof firstPage>;
+
+/** Where the bare routes keep pets: an array, or PostgreSQL (bare-postgres.ts). */
+export interface BareStore {
+  /** The first `limit` pets and the next link; a promise when the pets are in a database. */
+  firstPage(limit: number): Page | Promise<Page>;
+  create(pet: NewBarePet): BarePet | Promise<BarePet>;
+}
+
+export function memoryBareStore(): BareStore {
   const pets = createBarePets();
+  return {
+    firstPage: (limit) => firstPage(pets, limit),
+    create: (pet) => {
+      const stored = { id: pets.length + 1, ...pet };
+      pets.push(stored);
+      return stored;
+    },
+  };
+}
+
+/** The baseline: the same two routes written directly on node:http, as a careful hand would. */
+export function bareNodeServer(store: BareStore = memoryBareStore()): Server {
   const unauthorized = (res: ServerResponse) =>
     sendJson(res, 401, UNAUTHORIZED, { 'www-authenticate': 'Bearer realm="petstore"' });
 
@@ -74,8 +96,7 @@ export function bareNodeServer(): Server {
       return;
     }
     const { name, categoryId, status = 'available' } = result.output;
-    const pet = { id: pets.length + 1, name, categoryId, status };
-    pets.push(pet);
+    const pet = await store.create({ name, categoryId, status });
     sendJson(res, 201, pet, { location: `/v1/pets/${pet.id}` });
   }
 
@@ -100,7 +121,11 @@ export function bareNodeServer(): Server {
       sendJson(res, 400, INVALID_LIMIT);
       return;
     }
-    const { page, link } = firstPage(pets, limit);
-    sendJson(res, 200, page, link === undefined ? {} : { link });
+    const page = store.firstPage(limit);
+    const send = ({ page: pets, link }: Page) =>
+      sendJson(res, 200, pets, link === undefined ? {} : { link });
+    // Kept synchronous for the array, as a hand-written in-memory route would be.
+    if (page instanceof Promise) page.then(send, () => res.destroy());
+    else send(page);
   });
 }

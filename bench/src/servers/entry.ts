@@ -13,10 +13,10 @@ import type { FastifyInstance } from 'fastify';
 import { childChannel } from '../child.js';
 import { docsAssetsServer } from '../measurements/docs-assets.js';
 import { bareExpressApp } from './bare-express.js';
-import { bareExpressPostgresApp } from './bare-express-postgres.js';
 import { bareFastifyApp } from './bare-fastify.js';
 import { bareHapiServer } from './bare-hapi.js';
 import { bareNodeServer } from './bare-node.js';
+import { postgresBareStore } from './bare-postgres.js';
 import {
   benchStore,
   oursExpressApp,
@@ -25,6 +25,7 @@ import {
   oursNodeServer,
   seededMemoryStorage,
 } from './ours.js';
+import { rawNodeServer } from './raw-node.js';
 
 export type ServerSpec =
   | {
@@ -37,10 +38,12 @@ export type ServerSpec =
         | 'node-ours'
         | 'fastify-bare'
         | 'fastify-ours'
+        | 'raw-bare'
+        | 'raw-ours'
         | 'docs-assets';
     }
   | {
-      readonly kind: 'express-ours-postgres' | 'express-bare-postgres';
+      readonly kind: 'node-ours-postgres' | 'node-bare-postgres';
       readonly databaseUrl: string;
       readonly schema: string;
       readonly poolMax: number;
@@ -119,6 +122,9 @@ async function start(spec: ServerSpec): Promise<Running> {
       const app = await oursFastifyApp(benchStore(storage));
       return runFastify(app, storage);
     }
+    case 'raw-bare':
+      return runNode(rawNodeServer());
+    case 'raw-ours':
     case 'node-ours': {
       const storage = await seededMemoryStorage();
       return runNode(oursNodeServer(benchStore(storage)), storage);
@@ -129,19 +135,19 @@ async function start(spec: ServerSpec): Promise<Running> {
     }
     case 'hapi-ours':
       return runHapi(await oursHapiServer(benchStore(await seededMemoryStorage())));
-    case 'express-ours-postgres': {
+    case 'node-ours-postgres': {
       const storage = createPostgresStorage({
         connectionString: spec.databaseUrl,
         schema: spec.schema,
         poolConfig: { max: spec.poolMax },
       });
-      return runExpress(oursExpressApp(benchStore(storage)), storage);
+      return runNode(oursNodeServer(benchStore(storage)), storage);
     }
     case 'docs-assets':
       return runNode(docsAssetsServer());
-    case 'express-bare-postgres': {
-      const { app, close } = bareExpressPostgresApp(spec);
-      return runExpress(app, { close });
+    case 'node-bare-postgres': {
+      const store = postgresBareStore(spec);
+      return runNode(bareNodeServer(store), store);
     }
   }
 }
