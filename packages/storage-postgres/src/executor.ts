@@ -26,23 +26,29 @@ const GRACE_MILLIS = 1000;
 // out before its error event has been processed costs one attempt.
 const STALE_RETRIES = 3;
 
-/** Runs statements: one on its own, or several in one transaction. */
-export interface Queryable {
-  rows<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
-}
+/** One simple-protocol message of several statements: pg answers one result per statement. */
+export type Send = (message: string) => Promise<QueryResult[]>;
 
 /** Reads, writes and transactions, each under the server's statement timeout, with error mapping. */
-export interface Executor extends Queryable {
+export interface Executor {
   /**
-   * A statement that changes nothing, with integer or status-word parameters only: sent with
-   * its timeout as one simple-protocol message (one round trip; see inline-sql.ts). When the
-   * pool hands out a connection the server has already ended, it runs again on another one
-   * (within the same time bound). Writes never retry: whether a write that failed mid-flight
-   * committed is unknown.
+   * A statement that changes nothing, sent with its timeout as one simple-protocol message (one
+   * round trip; parameters inlined, see inline-sql.ts). When the pool hands out a connection the
+   * server has already ended, it runs again on another one (within the same time bound).
    */
   read<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
-  /** BEGIN, `body`, COMMIT on one connection; resolves only once COMMIT has succeeded. */
-  transaction<T>(body: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * One writing statement, the same way: the message is one implicit transaction, committed
+   * before the answer comes back, so it resolves only with committed rows. Writes never retry:
+   * whether a write that failed mid-flight committed is unknown.
+   */
+  write<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
+  /**
+   * Several messages on one connection, for a transaction the body opens with `begin` (BEGIN and
+   * the timeout, to be followed by its own statements in the same message) and ends with COMMIT
+   * in its last message. On any failure the transaction is rolled back before the call rejects.
+   */
+  conversation<T>(body: (send: Send, begin: string) => Promise<T>): Promise<T>;
 }
 
 export function createExecutor(
@@ -64,13 +70,17 @@ export function createExecutor(
   };
 
   const timeoutSql = statementTimeout(queryTimeoutMillis);
-  // BEGIN and the timeout in one message: a transaction costs no extra round trip for it.
+  // BEGIN and the timeout open a conversation's first message: no round trip of their own.
   const beginSql = `BEGIN; ${timeoutSql}`;
 
-  async function read<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
+  async function simple<Row extends QueryResultRow>(
+    text: string,
+    values: unknown[],
+    retryStale: boolean,
+  ): Promise<Row[]> {
     ensureOpen();
     // Two statements in one simple-protocol message run as one implicit transaction, so the
-    // SET LOCAL covers the SELECT (the server arms its timer afresh for each statement).
+    // SET LOCAL covers the statement (the server arms its timer afresh for each statement).
     const query: TimedQueryConfig = {
       text: `${timeoutSql}; ${inlineParameters(text, values)}`,
       types: int8Types,
@@ -89,21 +99,18 @@ export function createExecutor(
         );
         return results.at(-1)?.rows ?? [];
       } catch (error) {
-        const retry = attempt < STALE_RETRIES && isStaleConnection(error) && !isClosed();
+        const retry =
+          retryStale && attempt < STALE_RETRIES && isStaleConnection(error) && !isClosed();
         if (!retry || performance.now() >= deadline) throw toStorageError(error, retryAfterSeconds);
       }
     }
   }
 
-  const executor: Executor = {
-    // A single write is a transaction of one statement: the timeout needs the transaction, and
-    // the server cancelling a slow INSERT is a definite rollback rather than an unknown outcome.
-    rows: <Row extends QueryResultRow>(text: string, values: unknown[]) =>
-      executor.transaction((tx) => tx.rows<Row>(text, values)),
+  return {
+    read: (text, values) => simple(text, values, true),
+    write: (text, values) => simple(text, values, false),
 
-    read,
-
-    async transaction<T>(body: (tx: Queryable) => Promise<T>): Promise<T> {
+    async conversation<T>(body: (send: Send, begin: string) => Promise<T>): Promise<T> {
       ensureOpen();
       const held = await lease(pool, connectionTimeoutMillis + GRACE_MILLIS).catch(
         (error: unknown) => {
@@ -112,27 +119,27 @@ export function createExecutor(
       );
       const { client, release } = held;
       // Past this, drop the connection: its running statement fails and the body rejects.
-      // With the checkout bound above, the whole call stays within the same bound as `run`.
+      // With the checkout bound above, the whole call stays within the same bound as a read.
       const timer = setTimeout(
         () => release(unavailable('transaction did not finish in time')),
         queryTimeoutMillis + GRACE_MILLIS,
       );
       timer.unref();
-      const tx: Queryable = {
-        rows: async <Row extends QueryResultRow>(text: string, values: unknown[]) =>
-          (await client.query<Row>(config(text, values))).rows,
-      };
+      const send: Send = (message) =>
+        client.query({
+          text: message,
+          types: int8Types,
+          query_timeout: queryTimeoutMillis + GRACE_MILLIS,
+        } as TimedQueryConfig) as unknown as Promise<QueryResult[]>;
       try {
-        await client.query(config(beginSql, []));
-        const result = await body(tx);
-        await client.query(config('COMMIT', []));
+        const result = await body(send, beginSql);
         release();
         return result;
       } catch (error) {
         // Roll back before answering, so the transaction's locks (the idempotency claim's
         // advisory lock among them) are gone when the caller retries. Dropping the connection
         // would free them too, but only once the server notices. A connection that cannot roll
-        // back in time is dropped.
+        // back in time is dropped. (ROLLBACK outside a transaction is only a warning.)
         const rolledBack =
           !held.released &&
           (await withDeadline(client.query(config('ROLLBACK', [])), GRACE_MILLIS, () =>
@@ -148,7 +155,6 @@ export function createExecutor(
       }
     },
   };
-  return executor;
 }
 
 function withDeadline<T>(work: Promise<T>, millis: number, onTimeout: () => Error): Promise<T> {

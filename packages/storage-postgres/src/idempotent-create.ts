@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IdempotencyClaim, IdempotentCreateResult, PetInput } from '@petstore/core';
-import type { Queryable } from './executor.js';
+import type { Send } from './executor.js';
+import { inlineParameters } from './inline-sql.js';
 import { type ClaimRow, type PetRow, petValues, type Queries, toPet } from './queries.js';
 
 /**
@@ -14,55 +15,61 @@ const claimLockKey = (quotedSchema: string, claim: IdempotencyClaim): string =>
     .readBigInt64BE(0)
     .toString();
 
-/** The answer a live claim for this key gives, if there is one. */
-async function settled(
-  tx: Queryable,
-  queries: Queries,
+/** The answer a live claim gives, if there is one. */
+function answerOf(
+  row: ClaimRow | undefined,
   claim: IdempotencyClaim,
-): Promise<IdempotentCreateResult | undefined> {
-  const [existing] = await tx.rows<ClaimRow>(queries.selectClaim, [claim.scope, claim.key]);
-  if (existing?.live !== true) return undefined;
-  return existing.fingerprint === claim.fingerprint
-    ? { kind: 'replayed', pet: toPet(existing) }
+): IdempotentCreateResult | undefined {
+  if (row?.live !== true) return undefined;
+  return row.fingerprint === claim.fingerprint
+    ? { kind: 'replayed', pet: toPet(row) }
     : { kind: 'fingerprint_mismatch' };
 }
 
 /**
- * The body of the idempotent create transaction. Concurrency is settled by PostgreSQL, across
- * processes: the claim's transaction-scoped advisory lock is held until COMMIT, so a second
- * request with the same key either finds it taken (`in_flight`, without waiting) or, once the
- * first has committed, finds its claim (`replayed` or `fingerprint_mismatch`). A claim already
- * stored is answered before the lock is tried, so only a create really in progress gives 409.
+ * The idempotent create, in two messages on one connection. Concurrency is settled by
+ * PostgreSQL, across processes: the claim's transaction-scoped advisory lock is held until
+ * COMMIT, so a second request with the same key either finds it taken (`in_flight`, without
+ * waiting) or, once the first has committed, finds its claim (`replayed` or
+ * `fingerprint_mismatch`).
+ *
+ * The first message opens the transaction, looks the claim up, tries the lock and looks again:
+ * a stored claim answers even when a concurrent replay holds the lock (so replays of a finished
+ * create never see 409), and the second look, a statement of its own and so a fresh snapshot
+ * under READ COMMITTED, sees a claim its holder committed just before the lock was taken. The
+ * second message either stores the pet and its claim in one statement and commits, or ends
+ * the transaction.
  */
 export async function createPetIdempotently(
-  tx: Queryable,
+  send: Send,
+  begin: string,
   queries: Queries,
   quotedSchema: string,
   input: PetInput,
   claim: IdempotencyClaim,
 ): Promise<IdempotentCreateResult> {
-  // A stored claim answers without the lock: replays of a finished create never see 409.
-  const stored = await settled(tx, queries, claim);
-  if (stored !== undefined) return stored;
-
-  const [lock] = await tx.rows<{ locked: boolean }>(
-    'SELECT pg_try_advisory_xact_lock($1::bigint) AS locked',
-    [claimLockKey(quotedSchema, claim)],
-  );
-  if (lock?.locked !== true) return { kind: 'in_flight' };
-  // The holder may have committed between the first look and the lock.
-  const committed = await settled(tx, queries, claim);
-  if (committed !== undefined) return committed;
-
-  const [row] = await tx.rows<PetRow>(queries.insertPet, petValues(input));
-  if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
-  await tx.rows(queries.upsertClaim, [
+  const lookup = inlineParameters(queries.selectClaim, [claim.scope, claim.key]);
+  const lock = inlineParameters(queries.tryClaimLock, [claimLockKey(quotedSchema, claim)]);
+  const results = await send(`${begin}; ${lookup}; ${lock}; ${lookup}`);
+  const [before, locked, after] = results.slice(-3).map((result) => result.rows);
+  const answer =
+    answerOf(before?.[0] as ClaimRow | undefined, claim) ??
+    ((locked?.[0] as { locked?: boolean } | undefined)?.locked === true
+      ? answerOf(after?.[0] as ClaimRow | undefined, claim)
+      : { kind: 'in_flight' as const });
+  if (answer !== undefined) {
+    await send('COMMIT');
+    return answer;
+  }
+  const insert = inlineParameters(queries.insertPetWithClaim, [
+    ...petValues(input),
     claim.scope,
     claim.key,
     claim.fingerprint,
-    row.id,
     Math.max(0, Math.round(claim.retentionMs)),
   ]);
-  await tx.rows(queries.purgeExpiredClaims, []);
+  const stored = await send(`${insert}; COMMIT`);
+  const row = stored.at(-2)?.rows[0] as PetRow | undefined;
+  if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
   return { kind: 'created', pet: toPet(row) };
 }

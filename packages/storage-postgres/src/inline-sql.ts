@@ -1,24 +1,46 @@
-/**
- * A read's parameters spliced into its text, for the simple query protocol: that protocol takes
- * several statements in one message (`SET LOCAL statement_timeout = …; SELECT …`, one round
- * trip, one implicit transaction) but no bind parameters. Only values that need no quoting or
- * escaping are accepted: safe integers and lower-case words (the status constants). Anything
- * else is a bug in the caller and throws; free text always travels as a bind parameter.
- */
-const WORD = /^[a-z_]{1,32}$/;
+import pg from 'pg';
 
+/**
+ * Parameters spliced into a statement's text, for the simple query protocol: that protocol
+ * takes several statements in one message (`BEGIN; SET LOCAL statement_timeout = …; INSERT …`,
+ * one round trip) but no bind parameters. Integers are written as digits, text through pg's own
+ * `escapeLiteral` (quotes doubled, backslashes doubled under `E''`: right whatever
+ * `standard_conforming_strings` says). Text PostgreSQL could not store unchanged, with NUL or
+ * a lone surrogate, throws: the message is a C string, and a NUL would end it early.
+ */
 function literal(value: unknown, index: number): string {
   if (typeof value === 'number' && Number.isSafeInteger(value)) {
     // Parenthesised, so `-1::bigint` cannot be read as `-(1::bigint)` or meet a preceding `-`.
     return `(${String(value)})`;
   }
-  if (typeof value === 'string' && WORD.test(value)) return `'${value}'`;
-  throw new TypeError(`parameter $${index} of a read must be a safe integer or a status word`);
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  // As pg does with a bind parameter: undefined is NULL.
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') {
+    if (value.includes('\u0000') || !value.isWellFormed()) {
+      throw new TypeError(`parameter $${index} holds NUL or a lone surrogate`);
+    }
+    return pg.escapeLiteral(value);
+  }
+  throw new TypeError(`parameter $${index} must be a safe integer, a boolean, null, undefined or text`);
 }
 
-/** `text` with `$1`, `$2`, … replaced by the literals of `values`. */
+/**
+ * `$N` outside quotes, or a quoted part kept as it is: `'…'` with `''` inside, `"…"` with `""`.
+ * Anything this scanner cannot read safely (E'' strings, dollar quoting, comments) is refused.
+ */
+const TOKEN = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)|[eE]'|\$\w*\$|--|\/\*/g;
+
+/**
+ * `text` with `$1`, `$2`, … replaced by the literals of `values`. `text` is this package's own
+ * SQL; a `$N` inside one of its quoted strings stays text. The literals are never scanned again.
+ */
 export function inlineParameters(text: string, values: readonly unknown[]): string {
-  return text.replace(/\$(\d+)/g, (_, digits: string) => {
+  return text.replace(TOKEN, (token, digits: string | undefined) => {
+    if (digits === undefined) {
+      if (token.length > 1 && (token.startsWith("'") || token.startsWith('"'))) return token;
+      throw new TypeError(`cannot inline parameters around ${token} in: ${text}`);
+    }
     const index = Number(digits);
     if (index < 1 || index > values.length) {
       throw new TypeError(`parameter $${index} has no value (${values.length} given)`);

@@ -10,6 +10,11 @@ interface CommonOptions {
   readonly queryTimeoutMillis?: number;
   /** `Retry-After` (seconds) sent with the 503 when the database is unreachable. Default 1. */
   readonly retryAfterSeconds?: number;
+  /**
+   * How often expired Idempotency-Key claims are deleted (up to 1,000 a time), off the request
+   * path. Default 60000; `0` turns it off (run the purge yourself, or let one instance do it).
+   */
+  readonly purgeIntervalMillis?: number;
 }
 
 /** Use the host's pool. The host owns it: `close()` leaves it open. */
@@ -68,3 +73,15 @@ export function resolveTimeouts(options: CommonOptions): ResolvedTimeouts {
 
 export const resolveSchema = (schema: string | undefined): string =>
   quoteSchema(schema ?? DEFAULT_SCHEMA);
+
+export const DEFAULT_PURGE_INTERVAL_MILLIS = 60_000;
+
+/** The purge interval, or 0 for none. */
+export function resolvePurgeInterval(options: CommonOptions): number {
+  if (options.purgeIntervalMillis === 0) return 0;
+  return positiveInteger(
+    'purgeIntervalMillis',
+    options.purgeIntervalMillis,
+    DEFAULT_PURGE_INTERVAL_MILLIS,
+  );
+}

@@ -24,9 +24,14 @@ export interface Queries {
   readonly pageOfOrders: string;
   /** `$1` scope, `$2` key: the claim, whether it is still live, and its pet. */
   readonly selectClaim: string;
-  /** `$1` scope, `$2` key, `$3` fingerprint, `$4` pet id, `$5` retention in ms. */
-  readonly upsertClaim: string;
-  /** Deletes a few expired claims, skipping rows another transaction holds. */
+  /**
+   * The pet (`$1`-`$3` as insertPet) and its claim (`$4` scope, `$5` key, `$6` fingerprint,
+   * `$7` retention in ms) in one statement; answers the pet.
+   */
+  readonly insertPetWithClaim: string;
+  /** `$1` the claim's advisory lock key (decimal text): whether this transaction now holds it. */
+  readonly tryClaimLock: string;
+  /** Deletes up to 1,000 expired claims, skipping rows another transaction holds. */
   readonly purgeExpiredClaims: string;
 }
 
@@ -62,12 +67,17 @@ export function queriesFor(quotedSchema: string): Queries {
       FROM ${claims} c JOIN ${pets} p ON p.id = c.pet_id
       WHERE c.scope = $1 AND c.key = $2`,
     // An expired claim for the same key is replaced: the key is free again.
-    upsertClaim: `INSERT INTO ${claims} (scope, key, fingerprint, pet_id, expires_at)
-      VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 millisecond')
-      ON CONFLICT (scope, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
-        pet_id = EXCLUDED.pet_id, created_at = now(), expires_at = EXCLUDED.expires_at`,
+    insertPetWithClaim: `WITH pet AS (
+        INSERT INTO ${pets} (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${PET_COLUMNS})
+      , claim AS (
+        INSERT INTO ${claims} (scope, key, fingerprint, pet_id, expires_at)
+        SELECT $4, $5, $6, pet.id, now() + $7::bigint * interval '1 millisecond' FROM pet
+        ON CONFLICT (scope, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
+          pet_id = EXCLUDED.pet_id, created_at = now(), expires_at = EXCLUDED.expires_at)
+      SELECT ${PET_COLUMNS} FROM pet`,
+    tryClaimLock: 'SELECT pg_try_advisory_xact_lock($1::bigint) AS locked',
     purgeExpiredClaims: `DELETE FROM ${claims} WHERE ctid = ANY (ARRAY(
-      SELECT ctid FROM ${claims} WHERE expires_at < now() LIMIT 20 FOR UPDATE SKIP LOCKED))`,
+      SELECT ctid FROM ${claims} WHERE expires_at < now() LIMIT 1000 FOR UPDATE SKIP LOCKED))`,
   };
 }
 

@@ -12,8 +12,14 @@ import type {
 import type { Pool } from 'pg';
 import { createExecutor } from './executor.js';
 import { createPetIdempotently } from './idempotent-create.js';
-import { type PostgresStorageOptions, resolveSchema, resolveTimeouts } from './options.js';
+import {
+  type PostgresStorageOptions,
+  resolvePurgeInterval,
+  resolveSchema,
+  resolveTimeouts,
+} from './options.js';
 import { createOwnedPool } from './pool.js';
+import { purgeExpiredClaims } from './purge.js';
 import {
   type OrderRow,
   orderValues,
@@ -40,17 +46,18 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
 
   let closing: Promise<void> | undefined;
   const run = createExecutor(pool, timeouts, () => closing !== undefined);
+  const purging = purgeExpiredClaims(run, queries, resolvePurgeInterval(options));
 
   return {
     async createPet(input: PetInput): Promise<Pet> {
-      const [row] = await run.rows<PetRow>(queries.insertPet, petValues(input));
+      const [row] = await run.write<PetRow>(queries.insertPet, petValues(input));
       if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
       return toPet(row);
     },
 
     createPetIdempotent(input: PetInput, claim: IdempotencyClaim): Promise<IdempotentCreateResult> {
-      return run.transaction((tx) =>
-        createPetIdempotently(tx, queries, quotedSchema, input, claim),
+      return run.conversation((send, begin) =>
+        createPetIdempotently(send, begin, queries, quotedSchema, input, claim),
       );
     },
 
@@ -73,7 +80,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
     },
 
     async createOrder(input: OrderInput): Promise<Order> {
-      const [row] = await run.rows<OrderRow>(queries.insertOrder, orderValues(input));
+      const [row] = await run.write<OrderRow>(queries.insertOrder, orderValues(input));
       if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
       return toOrder(row);
     },
@@ -87,6 +94,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
     },
 
     close(): Promise<void> {
+      purging.stop();
       // The host's pool stays open: it may serve other code and the host ends it itself.
       closing ??= ownsPool ? pool.end() : Promise.resolve();
       return closing;

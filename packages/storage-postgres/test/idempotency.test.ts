@@ -149,23 +149,34 @@ describe('createPetIdempotent on PostgreSQL', () => {
     await pool.end();
   });
 
-  it('expired claims are purged by later idempotent creates', async () => {
-    const storage = createPostgresStorage({ pool: admin, schema });
+  it('expired claims are purged off the request path, every purgeIntervalMillis', async () => {
+    const oldClaims = () =>
+      rows(`SELECT count(*)::text AS n FROM "${schema}".idempotency_keys WHERE key LIKE 'old-%'`);
+    const creating = createPostgresStorage({ pool: admin, schema, purgeIntervalMillis: 0 });
     for (let n = 0; n < 5; n += 1) {
-      await storage.createPetIdempotent(input(`old-${n}`), {
-        ...claim(`old-${n}`),
-        retentionMs: 1,
-      });
+      await creating.createPetIdempotent(input(`old-${n}`), { ...claim(`old-${n}`), retentionMs: 1 });
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await storage.createPetIdempotent(input('new'), claim('new'));
-    expect(
-      await rows(
-        `SELECT count(*)::text AS n FROM "${schema}".idempotency_keys WHERE key LIKE 'old-%'`,
-      ),
-    ).toBe(0);
+    // A create does no housekeeping: the expired claims are still there after it.
+    await creating.createPetIdempotent(input('new'), claim('new'));
+    expect(await oldClaims()).toBe(5);
+    await creating.close();
+
+    const purging = createPostgresStorage({ pool: admin, schema, purgeIntervalMillis: 50 });
+    const deadline = Date.now() + 5000;
+    while ((await oldClaims()) > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(await oldClaims()).toBe(0);
+    // Live claims stay.
     expect(await claimsFor('new')).toBe(1);
-    await storage.close();
+    await purging.close();
+  });
+
+  it('refuses a purge interval that is not a whole number of milliseconds', () => {
+    expect(() => createPostgresStorage({ pool: admin, schema, purgeIntervalMillis: -1 })).toThrow(
+      'purgeIntervalMillis must be a positive integer',
+    );
   });
 
   it('replays of a stored claim never answer in_flight, however many arrive at once', async () => {
