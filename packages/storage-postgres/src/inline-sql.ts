@@ -22,7 +22,9 @@ function literal(value: unknown, index: number): string {
     }
     return pg.escapeLiteral(value);
   }
-  throw new TypeError(`parameter $${index} must be a safe integer, a boolean, null, undefined or text`);
+  throw new TypeError(
+    `parameter $${index} must be a safe integer, a boolean, null, undefined or text`,
+  );
 }
 
 /**

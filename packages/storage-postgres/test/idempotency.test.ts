@@ -154,7 +154,10 @@ describe('createPetIdempotent on PostgreSQL', () => {
       rows(`SELECT count(*)::text AS n FROM "${schema}".idempotency_keys WHERE key LIKE 'old-%'`);
     const creating = createPostgresStorage({ pool: admin, schema, purgeIntervalMillis: 0 });
     for (let n = 0; n < 5; n += 1) {
-      await creating.createPetIdempotent(input(`old-${n}`), { ...claim(`old-${n}`), retentionMs: 1 });
+      await creating.createPetIdempotent(input(`old-${n}`), {
+        ...claim(`old-${n}`),
+        retentionMs: 1,
+      });
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
     // A create does no housekeeping: the expired claims are still there after it.
