@@ -1,7 +1,9 @@
+import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
 import { startDeadline, untilAborted } from './deadline.js';
 import { bodyOfSuccess, errorFromAnswer, PetStoreError } from './errors.js';
-import { cursorOf, nextLink } from './link.js';
+import { cursorOf, nextLink, pagingGuard } from './link.js';
 import { backoffMs, type RetryEvent, type RetryReason, retryAfterMs, sleep } from './retry.js';
+import type { Operation } from './shapes.js';
 import type { ListOrdersQuery, ListPetsQuery, NewPet, Order, Page, Pet } from './types.js';
 
 export interface PetStoreClientOptions {
@@ -22,6 +24,16 @@ export interface PetStoreClientOptions {
    * 2 147 483 647 (what `setTimeout` takes). To bound a call with its retries, pass a `signal`.
    */
   readonly timeoutMs?: number;
+  /**
+   * The most bytes of one answer's body the client reads; past it the read stops and the call
+   * throws `response_too_large` (not retried). Default 8 MiB (`DEFAULT_MAX_BODY_BYTES`).
+   */
+  readonly maxBodyBytes?: number;
+  /**
+   * The most pages one `pets()` or `orders()` walk fetches; past it the walk throws
+   * `too_many_pages`. Default 10 000 (`DEFAULT_MAX_PAGES`): a million pets at 100 a page.
+   */
+  readonly maxPages?: number;
   /** A fetch to use instead of the global one (a proxy agent, a test double, a polyfill). */
   readonly fetch?: typeof globalThis.fetch;
   /** Called before each wait between attempts. */
@@ -77,11 +89,14 @@ export interface PetStoreClient {
 
 export const DEFAULT_RETRIES = 3;
 export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_PAGES = 10_000;
+export { DEFAULT_MAX_BODY_BYTES };
+
 /** The longest delay `setTimeout` takes; a longer one fires at once. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
 interface Call {
-  readonly operation: string;
+  readonly operation: Operation;
   readonly method: 'GET' | 'POST';
   readonly url: string;
   readonly body?: string;
@@ -113,19 +128,23 @@ function withQuery(url: string, query: Readonly<Record<string, QueryValue>>): st
   return text === '' ? url : `${url}?${text}`;
 }
 
-/** A client for one service and one API key. Uses only `fetch`: Node 20+ and browsers alike. */
+const positive = (name: string, value: number, max = Number.MAX_SAFE_INTEGER): number => {
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new TypeError(`${name} must be a whole number from 1 to ${max}, got ${value}`);
+  }
+  return value;
+};
+
+/** A client for one service and one API key. Uses only `fetch`: Node 22+ and browsers alike. */
 export function createPetStoreClient(options: PetStoreClientOptions): PetStoreClient {
   const base = String(options.baseUrl).replace(/\/+$/, '');
+  const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  const maxPages = positive('maxPages', options.maxPages ?? DEFAULT_MAX_PAGES);
   const retries = options.retries ?? DEFAULT_RETRIES;
   if (!Number.isInteger(retries) || retries < 0) {
     throw new TypeError(`retries must be a whole number of at least 0, got ${retries}`);
   }
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
-    throw new TypeError(
-      `timeoutMs must be a whole number from 1 to ${MAX_TIMEOUT_MS}, got ${timeoutMs}`,
-    );
-  }
+  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   // The global is looked up per call and never detached: browsers reject a fetch called
   // with another `this`.
   const fetchOnce = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -145,14 +164,14 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
       ...(call.body === undefined ? {} : { body: call.body }),
     };
     const response = await untilAborted(fetchOnce(call.url, init), signal);
-    return { response, text: await untilAborted(response.text(), signal) };
+    return { response, text: await untilAborted(readCapped(response, maxBodyBytes), signal) };
   };
 
   /** One attempt: the parsed 2xx body, or the failure and whether it may be retried. */
   const attempt = async <T>(call: Call): Promise<Attempt<T>> => {
     const deadline = startDeadline(timeoutMs, call.signal);
     let response: Response;
-    let text: string;
+    let text: string | undefined;
     try {
       ({ response, text } = await receive(call, deadline.signal));
     } catch (error) {
@@ -177,8 +196,17 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     } finally {
       deadline.end();
     }
+    if (text === undefined) {
+      const failure = new PetStoreError({
+        status: response.status,
+        code: 'response_too_large',
+        message: `${call.operation}: the answer's body passed ${maxBodyBytes} bytes (maxBodyBytes); not read further`,
+        requestId: response.headers.get('x-request-id') ?? undefined,
+      });
+      return { failure, retryAs: undefined, retryAfter: null };
+    }
     if (response.ok) {
-      const body = bodyOfSuccess(response, text);
+      const body = bodyOfSuccess(call.operation, response, text);
       // Not the service's answer: asking again would only fetch the same page.
       if (body instanceof PetStoreError)
         return { failure: body, retryAs: undefined, retryAfter: null };
@@ -219,7 +247,7 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
   };
 
   const page = async <T>(
-    operation: string,
+    operation: Operation,
     url: string,
     signal: AbortSignal | undefined,
   ): Promise<Page<T> & { next?: string }> => {
@@ -233,10 +261,12 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
   };
 
   async function* walk<T>(
-    operation: string,
+    operation: Operation,
     first: string,
     signal: AbortSignal | undefined,
   ): AsyncIterableIterator<T> {
+    // The key goes only where `baseUrl` points; a walk must advance and end.
+    const guard = pagingGuard(operation, base, first, maxPages);
     let url: string | undefined = first;
     while (url !== undefined) {
       const current: Page<T> & { next?: string } = await page<T>(operation, url, signal);
@@ -245,7 +275,7 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
         signal?.throwIfAborted();
         yield item;
       }
-      url = current.next;
+      url = guard(current.next, current.items.length);
     }
   }
 

@@ -1,3 +1,4 @@
+import { type Operation, shapeProblem } from './shapes.js';
 import type { ErrorDetail } from './types.js';
 
 /** The codes the service answers with, and the three the client adds (see `PetStoreError`). */
@@ -17,8 +18,19 @@ export type PetStoreErrorCode =
   | 'network_error'
   /** No complete answer (headers and body) within `timeoutMs`, after the retries. `status` is 0. */
   | 'timeout'
-  /** An answer that is not the service's JSON error body (a proxy's HTML page, say). */
+  /**
+   * An answer that is not the service's: an error status without its JSON Error body (a proxy's
+   * HTML page, say), or a 2xx whose body is not JSON or not the operation's shape.
+   */
   | 'unexpected_response'
+  /** An answer whose body passed `maxBodyBytes`; the client stopped reading it. Not retried. */
+  | 'response_too_large'
+  /** `pets()` / `orders()`: a next link outside `baseUrl` (another origin or path). Never followed. */
+  | 'untrusted_link'
+  /** `pets()` / `orders()`: a walk that does not advance (a next link seen before, or an empty page with one). */
+  | 'paging_loop'
+  /** `pets()` / `orders()`: more pages than `maxPages`. */
+  | 'too_many_pages'
   // Codes a newer service may add still type-check, while the known ones autocomplete.
   | (string & {});
 
@@ -95,11 +107,18 @@ function unexpectedAnswer(response: Response, why: string): PetStoreError {
 
 /**
  * The parsed body of a 2xx answer, or an `unexpected_response` error when it is not JSON (a
- * captive portal's or a misrouted proxy's 200 page): callers see a PetStoreError either way.
+ * captive portal's or a misrouted proxy's 200 page) or not the operation's shape: callers see
+ * a PetStoreError either way, never a TypeError from a body they trusted.
  */
 export function bodyOfSuccess(
+  operation: Operation,
   response: Response,
   text: string,
 ): { readonly value: unknown } | PetStoreError {
-  return parseJson(text) ?? unexpectedAnswer(response, ' with a body that is not JSON');
+  const parsed = parseJson(text);
+  if (parsed === undefined) return unexpectedAnswer(response, ' with a body that is not JSON');
+  const problem = shapeProblem(operation, parsed.value);
+  return problem === undefined
+    ? parsed
+    : unexpectedAnswer(response, ` to ${operation}, not its shape (${problem})`);
 }

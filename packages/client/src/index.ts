@@ -2,6 +2,8 @@ export {
   type CallOptions,
   type CreatePetOptions,
   createPetStoreClient,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_PAGES,
   DEFAULT_RETRIES,
   DEFAULT_TIMEOUT_MS,
   type OrdersQuery,

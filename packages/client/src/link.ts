@@ -1,3 +1,5 @@
+import { PetStoreError } from './errors.js';
+
 /**
  * The target of the `rel="next"` link in an RFC 8288 `Link` header, or undefined. Handles
  * several links in one header, quoted or bare `rel`, and relation lists (`rel="next last"`).
@@ -18,4 +20,39 @@ export function nextLink(header: string | null): string | undefined {
 export function cursorOf(link: string | undefined, base: string): string | undefined {
   if (link === undefined) return undefined;
   return new URL(link, base).searchParams.get('cursor') ?? undefined;
+}
+
+/**
+ * Checks each next link of one walk before it is followed, and returns it: it must stay under
+ * `base` (same origin, path below the base path), where the API key may go; it must be new,
+ * and follow a page with items, or the walk is not advancing; and there may be `maxPages`
+ * pages at most. Anything else ends the walk with a PetStoreError, before any request.
+ */
+export function pagingGuard(
+  operation: string,
+  base: string,
+  first: string,
+  maxPages: number,
+): (next: string | undefined, items: number) => string | undefined {
+  const root = new URL(`${base}/`);
+  const seen = new Set([first]);
+  const refuse = (code: string, message: string) =>
+    new PetStoreError({ status: 0, code, message: `${operation}: ${message}` });
+  return (next, items) => {
+    if (next === undefined) return undefined;
+    const url = new URL(next);
+    if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname)) {
+      throw refuse(
+        'untrusted_link',
+        `the next page is at ${url.origin}${url.pathname}, outside ${base}; not followed (the API key goes only to ${base})`,
+      );
+    }
+    if (seen.has(url.href))
+      throw refuse('paging_loop', `the next page ${url.href} was fetched before`);
+    if (items === 0) throw refuse('paging_loop', `an empty page links to a next one (${url.href})`);
+    if (seen.size >= maxPages)
+      throw refuse('too_many_pages', `more than ${maxPages} pages (maxPages)`);
+    seen.add(url.href);
+    return url.href;
+  };
 }

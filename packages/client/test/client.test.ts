@@ -33,7 +33,7 @@ async function blockedInsert(admin: pg.Client): Promise<void> {
     const { rows } = await admin.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE datname = current_database() AND wait_event_type = 'Lock'
-          AND query LIKE 'INSERT INTO%pets%'`,
+          AND query LIKE '%INSERT INTO%pets%'`,
     );
     if ((rows[0]?.n ?? 0) > 0) return;
     await sleep(50);

@@ -6,10 +6,11 @@ export interface SeenRequest {
   readonly method: string;
   readonly url: string;
   readonly idempotencyKey: string | undefined;
+  readonly authorization: string | undefined;
 }
 
 export interface StubServer {
-  /** The base URL to give the client: `http://127.0.0.1:<port>/v1`. */
+  /** The base URL to give the client: `http://<host>:<port>/v1` (127.0.0.1 unless given). */
   readonly baseUrl: string;
   /** Every request that reached the server, in order. */
   readonly requests: SeenRequest[];
@@ -24,6 +25,7 @@ export interface StubServer {
  */
 export async function stubServer(
   handle: (request: IncomingMessage, response: ServerResponse) => void,
+  host = '127.0.0.1',
 ): Promise<StubServer> {
   const requests: SeenRequest[] = [];
   const waiting: { count: number; resolve: () => void }[] = [];
@@ -34,14 +36,15 @@ export async function stubServer(
       method: request.method ?? '',
       url: request.url ?? '',
       idempotencyKey: Array.isArray(key) ? key[0] : key,
+      authorization: request.headers.authorization,
     });
     for (const waiter of waiting.filter((one) => requests.length >= one.count)) waiter.resolve();
     handle(request, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `http://${host}:${port}/v1`,
     requests,
     received: (count) =>
       requests.length >= count
