@@ -32,9 +32,26 @@ const COMPACT_AT = 1024;
  */
 export class IdempotencyLedger {
   readonly #entries = new Map<string, Entry>();
+  /** The most claims held at once (live ones and expired ones not purged yet). */
+  readonly maxEntries: number;
   /** Claims in recording order; `#head` is the first not yet popped. */
   #queue: Entry[] = [];
   #head = 0;
+
+  constructor(maxEntries = Number.POSITIVE_INFINITY) {
+    this.maxEntries = maxEntries;
+  }
+
+  /** Whether a new claim would pass `maxEntries` (purge first: expired ones count until then). */
+  get full(): boolean {
+    return this.#entries.size >= this.maxEntries;
+  }
+
+  /** Milliseconds until the oldest claim held expires and frees a place, at `now`. */
+  msUntilRoom(now: number): number {
+    const oldest = this.#queue[this.#head];
+    return oldest === undefined ? 0 : Math.max(0, oldest.expiresAt - now);
+  }
 
   /** Live claims plus expired ones not purged yet. */
   get size(): number {

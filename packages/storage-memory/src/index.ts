@@ -1,1 +1,5 @@
-export { createMemoryStorage, type MemoryStorageOptions } from './memory-storage.js';
+export {
+  createMemoryStorage,
+  DEFAULT_MAX_IDEMPOTENCY_KEYS,
+  type MemoryStorageOptions,
+} from './memory-storage.js';

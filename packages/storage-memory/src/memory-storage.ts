@@ -1,9 +1,10 @@
-import type {
-  IdempotencyClaim,
-  IdempotentCreateResult,
-  OrderInput,
-  PetInput,
-  PetStorage,
+import {
+  type IdempotencyClaim,
+  type IdempotentCreateResult,
+  type OrderInput,
+  type PetInput,
+  type PetStorage,
+  StorageUnavailableError,
 } from '@petstore/core';
 import { IdempotencyLedger } from './idempotency-ledger.js';
 import { OrderLog } from './order-log.js';
@@ -17,7 +18,18 @@ export interface MemoryStorageOptions {
   };
   /** Clock for Idempotency-Key retention, in milliseconds. Default `Date.now`; tests pass their own. */
   readonly now?: () => number;
+  /**
+   * The most Idempotency-Key claims kept at once. Default 100,000 (about 30 MB). When that many
+   * are live, a create with a new key is refused as unavailable (503, `Retry-After` until the
+   * oldest expires, at most a minute), while retries of the keys held still replay: a full
+   * ledger never forgets a key early, which could turn a retry into a second pet.
+   */
+  readonly maxIdempotencyKeys?: number;
 }
+
+export const DEFAULT_MAX_IDEMPOTENCY_KEYS = 100_000;
+/** A full ledger asks clients back within this, whenever the oldest claim expires. */
+const MAX_RETRY_AFTER_SECONDS = 60;
 
 export interface Tables {
   readonly pets: PetTable;
@@ -49,6 +61,13 @@ function createIdempotent(
     // Pets are never deleted, so a live claim always has its pet.
     if (pet === undefined) throw new Error(`memory storage: claimed pet ${found.petId} is missing`);
     return { kind: 'replayed', pet };
+  }
+  if (tables.claims.full) {
+    const seconds = Math.ceil(tables.claims.msUntilRoom(now) / 1000);
+    throw new StorageUnavailableError(
+      `memory storage: ${tables.claims.maxEntries} Idempotency-Key claims held (maxIdempotencyKeys)`,
+      { retryAfterSeconds: Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, seconds)) },
+    );
   }
   const pet = tables.pets.insert(input);
   tables.claims.record(claim, pet.id, now);
@@ -87,10 +106,14 @@ export function memoryStorageOver(tables: Tables, now: () => number = Date.now):
  * status filter; a pet costs a few dozen bytes plus its name.
  */
 export function createMemoryStorage(options: MemoryStorageOptions = {}): PetStorage {
+  const maxKeys = options.maxIdempotencyKeys ?? DEFAULT_MAX_IDEMPOTENCY_KEYS;
+  if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) {
+    throw new RangeError(`maxIdempotencyKeys must be a positive integer, got ${String(maxKeys)}`);
+  }
   const tables: Tables = {
     pets: new PetTable(),
     orders: new OrderLog(),
-    claims: new IdempotencyLedger(),
+    claims: new IdempotencyLedger(maxKeys),
   };
   for (const pet of options.seed?.pets ?? []) tables.pets.insert(pet);
   for (const order of options.seed?.orders ?? []) tables.orders.insert(order);
