@@ -14,6 +14,8 @@ export interface BannerFacts {
   readonly storage: string;
   readonly seeded: number;
   readonly config: Pick<AppConfig, 'apiKeys' | 'keyGenerated' | 'seedPets'>;
+  /** The management listener's address, when there is one. */
+  readonly management?: AddressInfo | undefined;
 }
 
 /**
@@ -26,6 +28,7 @@ export function bannerLines({
   storage,
   seeded,
   config,
+  management,
 }: BannerFacts): string[] {
   const url = `http://${urlHost(address)}:${address.port}${publicPath}`;
   // Keys from API_KEYS are never printed: the hint names where to find one instead.
@@ -43,5 +46,8 @@ export function bannerLines({
       ? `API key (generated, shown once; set API_KEYS to choose your own): ${key}`
       : `API keys: ${config.apiKeys.length} from API_KEYS`,
     `try: curl -H "Authorization: Bearer ${key}" ${url}/pets`,
+    management === undefined
+      ? 'management: off (MANAGEMENT_PORT=off); /healthz and /readyz on the API port'
+      : `management: http://${urlHost(management)}:${management.port} (/healthz, /readyz, /metrics)`,
   ];
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiKey, ServerEntry } from '@petstore/core';
+import { type OperationSettings, readOperationSettings } from './operations-config.js';
 
-export interface AppConfig {
+export interface AppConfig extends OperationSettings {
   readonly port: number;
   readonly host: string;
   /** `id:key` entries become `{ id, key }`: Idempotency-Keys are then scoped by the id. */
@@ -149,6 +150,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
   const metrics = check(onOff('METRICS', read('METRICS') ?? 'on'))?.on;
   const docs = check(onOff('DOCS', read('DOCS') ?? 'on'))?.on;
   const serving = readServingSettings(read, errors);
+  const operations = readOperationSettings(read, errors);
 
   if (
     errors.length > 0 ||
@@ -176,6 +178,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
       metrics,
       docs,
       ...serving,
+      ...operations,
     },
   };
 }

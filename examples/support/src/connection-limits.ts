@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
+import { type AddressLimits, limitConnectionsPerAddress } from './address-limits.js';
 import type { AppConfig } from './config.js';
 
 export type ConnectionLimits = Pick<
   AppConfig,
   'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections'
->;
+> &
+  AddressLimits;
 
 /** How often Node looks for requests past their timeouts: at most 1 s late, sooner for short ones. */
 const checkingIntervalMs = ({ headersTimeoutMs }: ConnectionLimits): number =>
@@ -14,7 +16,8 @@ const checkingIntervalMs = ({ headersTimeoutMs }: ConnectionLimits): number =>
  * A Node HTTP server with the service's limits, and no listeners yet: both apps serve from one
  * of these (hapi takes it as its `listener`), so the limits are the same whatever the framework.
  * A slow client is cut when its headers take longer than `headersTimeoutMs` or its whole request
- * longer than `requestTimeoutMs` (answered 408 when an answer can still be written).
+ * longer than `requestTimeoutMs` (answered 408 when an answer can still be written); a silent
+ * one after `firstByteTimeoutMs`; one address holds at most `maxConnectionsPerAddress`.
  */
 export function createLimitedServer(limits: ConnectionLimits): Server {
   const server = createServer({
@@ -27,6 +30,7 @@ export function createLimitedServer(limits: ConnectionLimits): Server {
     requireHostHeader: false,
   });
   server.maxConnections = limits.maxConnections;
+  limitConnectionsPerAddress(server, limits);
   // Node's own idle-socket timeout is off (0) by default; the two limits above cover requests.
   return server;
 }

@@ -26,8 +26,11 @@ export interface HostRoutes {
   /** `GET /healthz`: the process is alive and serving. */
   live(requestIdHeader: RequestIdHeader): HostAnswer;
   /**
-   * `GET /readyz`: 200 when the storage answers a one-row page in time, else 503. The answer
-   * comes from a probe at most `readyCacheMs` old, and concurrent probes share one query.
+   * `GET /readyz`: whether this instance should get traffic. 503 once shutdown began; else 200,
+   * with the storage's state in the body (`storage: ok | unavailable`): a shared database down
+   * is answered by the API itself (JSON 503, `Retry-After`), not by taking every instance out of
+   * the balancer. With `readyRequiresStorage`, a storage that cannot answer is a 503 too. The
+   * storage state comes from a probe at most `readyCacheMs` old; concurrent probes share one.
    */
   ready(requestIdHeader: RequestIdHeader): Promise<HostAnswer>;
   /** `GET /metrics`: the Prometheus text format, or the 404 when metrics are off. */
@@ -47,6 +50,8 @@ export interface HostRoutesOptions {
   readonly readyCacheMs?: number;
   /** Served at `GET /metrics`; absent (METRICS=off): that path is a 404 like any other. */
   readonly metrics?: Metrics | undefined;
+  /** /readyz answers 503 while the storage cannot answer (READY_REQUIRES_STORAGE=on). */
+  readonly readyRequiresStorage?: boolean;
 }
 
 export const DEFAULT_READY_TIMEOUT_MS = 2000;
@@ -85,6 +90,7 @@ export function createHostRoutes({
   timeoutMs = DEFAULT_READY_TIMEOUT_MS,
   readyCacheMs = DEFAULT_READY_CACHE_MS,
   metrics,
+  readyRequiresStorage = false,
 }: HostRoutesOptions): HostRoutes {
   const log = (
     method: string,
@@ -96,7 +102,7 @@ export function createHostRoutes({
   ): HostAnswer => {
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     const line = { method, route, status: result.status, durationMs, requestId };
-    if (result.status === 200) logger.debug(line, 'request');
+    if (result.status === 200 && reason === undefined) logger.debug(line, 'request');
     else logRequest(logger, { ...line, reason });
     return result;
   };
@@ -139,6 +145,8 @@ export function createHostRoutes({
     return running;
   };
 
+  metrics?.watchStorage(async () => (await recentProbe()) === undefined);
+
   // The core's rule, so host routes and API answers agree on which ids are kept.
   const requestIdOf = (header: string | readonly string[] | undefined) =>
     requestIdFromHeaders({ 'x-request-id': header });
@@ -171,10 +179,11 @@ export function createHostRoutes({
         return log('GET', '/readyz', started, result, requestId);
       }
       const problem = await recentProbe();
+      const storage = problem === undefined ? 'ok' : 'unavailable';
       const result =
-        problem === undefined
-          ? jsonAnswer(200, requestId, { status: 'ready' })
-          : jsonAnswer(503, requestId, { status: 'unavailable' });
+        problem !== undefined && readyRequiresStorage
+          ? jsonAnswer(503, requestId, { status: 'unavailable', storage })
+          : jsonAnswer(200, requestId, { status: 'ready', storage });
       return log('GET', '/readyz', started, result, requestId, problem);
     },
     async metrics(header) {
@@ -235,12 +244,8 @@ function docsRoutes(host: HostRoutes, docs: ApiReference, logger: Logger): HostR
   }));
 }
 
-/** The one list of host routes both apps serve: add a route here and both have it. */
-export function hostRouteTable(
-  host: HostRoutes,
-  docs: ApiReference | undefined,
-  logger: Logger,
-): readonly HostRoute[] {
+/** What probes and scrapes ask for: `/healthz`, `/readyz` and `/metrics`. */
+export function managementRoutes(host: HostRoutes): readonly HostRoute[] {
   return [
     {
       path: '/healthz',
@@ -257,6 +262,22 @@ export function hostRouteTable(
       readsBody: false,
       answer: ({ headers }) => host.metrics(headers['x-request-id']),
     },
+  ];
+}
+
+/**
+ * The one list of host routes both apps serve on the API port: add a route here and both have
+ * it. The health checks stay there (a balancer checks the port it sends to); `/metrics` only
+ * when the operator asks (METRICS_ON_API_PORT=on): it belongs on the management port.
+ */
+export function hostRouteTable(
+  host: HostRoutes,
+  docs: ApiReference | undefined,
+  logger: Logger,
+  metricsOnApiPort: boolean,
+): readonly HostRoute[] {
+  return [
+    ...managementRoutes(host).filter((route) => metricsOnApiPort || route.path !== '/metrics'),
     ...(docs === undefined ? [] : docsRoutes(host, docs, logger)),
   ];
 }

@@ -36,7 +36,7 @@ export function createHttpService(
     frontDoor(
       {
         mountPath,
-        routes: hostRouteTable(host, docs, logger),
+        routes: hostRouteTable(host, docs, logger, config.metricsOnApiPort),
         host,
         logger,
         connections,

@@ -22,6 +22,8 @@ export interface Metrics {
   };
   /** The text exposition format, and its content type. */
   scrape(): Promise<{ readonly contentType: string; readonly body: string }>;
+  /** Reports `petstore_storage_up` (1 or 0) from `isUp`, asked at each scrape. */
+  watchStorage(isUp: () => Promise<boolean>): void;
 }
 
 /** `operation` label of requests no operation answered (unknown paths, refused keys). */
@@ -103,6 +105,16 @@ export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
     },
     async scrape() {
       return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+    watchStorage(isUp) {
+      new Gauge({
+        name: 'petstore_storage_up',
+        help: 'Whether the storage answered the last readiness probe in time (1) or not (0).',
+        registers: [registry],
+        async collect() {
+          this.set((await isUp()) ? 1 : 0);
+        },
+      });
     },
   };
 }

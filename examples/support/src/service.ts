@@ -3,8 +3,9 @@ import { type ApiReference, createApiReference } from '@petstore/api-reference';
 import { createPetStore, type PetStore } from '@petstore/core';
 import { bannerLines } from './banner.js';
 import { type AppConfig, type Env, loadConfig } from './config.js';
-import { createHostRoutes, type HostRoutes } from './host-routes.js';
+import { createHostRoutes, type HostRoutes, managementRoutes } from './host-routes.js';
 import { createLogger, type Logger, loggingHooks } from './logging.js';
+import { startManagementListener } from './management.js';
 import { createMetrics, withMetrics } from './metrics.js';
 import { type PreemptedRequests, preemptedRequests } from './preempted.js';
 import { type Drain, handleShutdownSignals } from './shutdown.js';
@@ -64,7 +65,13 @@ export async function runService(
       hooks: withMetrics(preempted.filter(loggingHooks(logger)), metrics),
     });
     let stopping = (): boolean => false;
-    const host = createHostRoutes({ storage, logger, stopping: () => stopping(), metrics });
+    const host = createHostRoutes({
+      storage,
+      logger,
+      stopping: () => stopping(),
+      metrics,
+      readyRequiresStorage: config.readyRequiresStorage,
+    });
     const docs = config.docs
       ? createApiReference({ publicPath: MOUNT_PATH, title: 'Pet store API reference' })
       : undefined;
@@ -77,14 +84,31 @@ export async function runService(
       stopping: () => stopping(),
       preempted,
     });
-    const facts = { address, publicPath: MOUNT_PATH, storage: description, seeded, config };
-    for (const line of bannerLines(facts)) console.log(line);
+    const management =
+      config.managementPort === undefined
+        ? undefined
+        : await startManagementListener(managementRoutes(host), host, {
+            host: config.managementHost,
+            port: config.managementPort,
+          });
+    const facts = {
+      address,
+      publicPath: MOUNT_PATH,
+      storage: description,
+      seeded,
+      config,
+      management: management?.address,
+    };
     stopping = handleShutdownSignals({
       drain,
-      close: () => storage.close(),
+      // Probes keep their answers (503: stopping) until the API is drained.
+      close: () => Promise.all([management?.close(), storage.close()]).then(() => undefined),
       timeoutMs: config.shutdownTimeoutMs,
+      delayMs: config.shutdownDelayMs,
       logger,
     });
+    // Last: whoever reads the banner (a person, a supervisor, a test) may signal at once.
+    for (const line of bannerLines(facts)) console.log(line);
   } catch (error) {
     console.error('start-up failed:', error instanceof Error ? error.message : error);
     process.exit(1);

@@ -11,6 +11,11 @@ export interface ShutdownOptions {
   /** Closes the storage, after the last request is done with it. */
   readonly close: () => Promise<void>;
   readonly timeoutMs: number;
+  /**
+   * Milliseconds between the signal and the drain (SHUTDOWN_DELAY_MS): `/readyz` already answers
+   * 503, the API still serves, so a balancer stops sending before the listener closes. Default 0.
+   */
+  readonly delayMs?: number;
   readonly logger: Logger;
   /** How the process ends; `process.exit` outside tests. */
   readonly exit?: (code: number) => void;
@@ -37,6 +42,7 @@ export function handleShutdownSignals({
   drain,
   close,
   timeoutMs,
+  delayMs = 0,
   logger,
   exit = (code) => process.exit(code),
 }: ShutdownOptions): () => boolean {
@@ -55,17 +61,22 @@ export function handleShutdownSignals({
     }
     stopping = true;
     firstAt = performance.now();
+    const bound = delayMs + timeoutMs + CLOSE_GRACE_MS;
     const overrun = setTimeout(() => {
-      logger.error(
-        { signal, exitCode: 1 },
-        `shutdown took longer than ${timeoutMs + CLOSE_GRACE_MS} ms`,
-      );
+      logger.error({ signal, exitCode: 1 }, `shutdown took longer than ${bound} ms`);
       exit(1);
-    }, timeoutMs + CLOSE_GRACE_MS);
+    }, bound);
     overrun.unref();
     const refusing = (): void =>
       logger.info({ signal }, `${signal}: no new connections; finishing requests in flight`);
-    drain(timeoutMs, refusing)
+    if (delayMs > 0) {
+      logger.info(
+        { signal, delayMs },
+        `${signal}: not ready any more; serving ${delayMs} ms more before closing the listener`,
+      );
+    }
+    new Promise((resolve) => setTimeout(resolve, delayMs))
+      .then(() => drain(timeoutMs, refusing))
       .then(close)
       .then(
         () => {

@@ -22,7 +22,7 @@ const MIGRATE_CONNECT_TIMEOUT_MS = 5000;
  * at start fails the start: better a clear exit than a service that is never ready.
  */
 export async function openStorage(
-  config: Pick<AppConfig, 'databaseUrl'>,
+  config: Pick<AppConfig, 'databaseUrl' | 'pgPoolMax'>,
   logger?: Logger,
 ): Promise<OpenedStorage> {
   const connectionString = config.databaseUrl;
@@ -44,6 +44,8 @@ export async function openStorage(
   // its connection counts; it is set up as the storage would set up its own.
   const pool = new pg.Pool({
     connectionString,
+    // PG_POOL_MAX: instances x this must fit the pooler's (or the server's) connections.
+    max: config.pgPoolMax,
     application_name: 'petstore',
     keepAlive: true,
     connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MILLIS,

@@ -29,6 +29,7 @@ export {
   type TestDatabase,
   tcpProxy,
 } from './testing/network.js';
+export { describeOperations, type OperationsSuiteOptions } from './testing/operations-suite.js';
 export {
   APP_ENV_NAMES,
   type HalfSentRequest,

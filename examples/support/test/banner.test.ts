@@ -23,12 +23,14 @@ describe('the start-up banner', () => {
       storage: 'in-memory (data is lost on exit)',
       seeded: 2,
       config: { apiKeys: ['gen-key'], keyGenerated: true, seedPets: 2 },
+      management: at('127.0.0.1', 'IPv4', 9464),
     });
     expect(lines).toEqual([
       'pet store listening on http://127.0.0.1:4321/v1',
       'storage: in-memory (data is lost on exit), 2 demo pets created',
       'API key (generated, shown once; set API_KEYS to choose your own): gen-key',
       'try: curl -H "Authorization: Bearer gen-key" http://127.0.0.1:4321/v1/pets',
+      'management: http://127.0.0.1:9464 (/healthz, /readyz, /metrics)',
     ]);
   });
 
@@ -42,6 +44,9 @@ describe('the start-up banner', () => {
     });
     expect(lines.join('\n')).not.toMatch(/mine|yours/);
     expect(lines).toContain('API keys: 2 from API_KEYS');
+    expect(lines.at(-1)).toBe(
+      'management: off (MANAGEMENT_PORT=off); /healthz and /readyz on the API port',
+    );
     // No $API_KEY: nothing sets that variable.
     expect(lines).toContain(
       'try: curl -H "Authorization: Bearer <a key from API_KEYS>" http://[::1]:80/v1/pets',

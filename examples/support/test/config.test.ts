@@ -27,6 +27,15 @@ describe('loadConfig', () => {
       maxConnections: 10_000,
       servers: [],
       docs: true,
+      managementPort: 9464,
+      managementHost: '127.0.0.1',
+      metricsOnApiPort: false,
+      maxConnectionsPerAddress: 64,
+      trustedProxies: [],
+      firstByteTimeoutMs: 2_000,
+      shutdownDelayMs: 0,
+      pgPoolMax: 10,
+      readyRequiresStorage: false,
     });
   });
 
@@ -56,6 +65,15 @@ describe('loadConfig', () => {
         PRODUCTION_BASE_URL: 'https://api.example.com/v1',
         STAGING_BASE_URL: 'http://127.0.0.1:8080/staging/v1',
         DOCS: 'OFF',
+        MANAGEMENT_PORT: '9000',
+        MANAGEMENT_HOST: '0.0.0.0',
+        METRICS_ON_API_PORT: 'ON',
+        MAX_CONNECTIONS_PER_ADDRESS: '10',
+        TRUSTED_PROXIES: '10.0.0.5, fd00::1',
+        FIRST_BYTE_TIMEOUT_MS: '500',
+        SHUTDOWN_DELAY_MS: '15000',
+        PG_POOL_MAX: '4',
+        READY_REQUIRES_STORAGE: 'on',
       }),
     );
     expect(config).toEqual({
@@ -77,7 +95,22 @@ describe('loadConfig', () => {
         { url: 'http://127.0.0.1:8080/staging/v1', description: 'Staging' },
       ],
       docs: false,
+      managementPort: 9000,
+      managementHost: '0.0.0.0',
+      metricsOnApiPort: true,
+      maxConnectionsPerAddress: 10,
+      // An IPv4 balancer is also seen as ::ffff:a.b.c.d on a dual-stack socket.
+      trustedProxies: ['10.0.0.5', '::ffff:10.0.0.5', 'fd00::1'],
+      firstByteTimeoutMs: 500,
+      shutdownDelayMs: 15_000,
+      pgPoolMax: 4,
+      readyRequiresStorage: true,
     });
+    expect(configOf(loadConfig({ MANAGEMENT_PORT: 'off' })).managementPort).toBeUndefined();
+    expect(errorsOf(loadConfig({ TRUSTED_PROXIES: 'lb.internal', PG_POOL_MAX: '0' }))).toEqual([
+      'TRUSTED_PROXIES holds "lb.internal", not an IP address',
+      'PG_POOL_MAX must be an integer from 1 to 10000, got "0"',
+    ]);
     expect(configOf(loadConfig({ API_KEYS: '', PORT: '', DATABASE_URL: ' ' })).keyGenerated).toBe(
       true,
     );

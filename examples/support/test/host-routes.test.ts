@@ -60,18 +60,42 @@ describe('host routes', () => {
     });
     const host = createHostRoutes({ storage, logger, stopping: notStopping });
     const answer = await host.ready(undefined);
-    expect([answer.status, answer.body]).toEqual([200, '{"status":"ready"}']);
+    expect([answer.status, answer.body]).toEqual([200, '{"status":"ready","storage":"ok"}']);
     expect(asked).toEqual([{ limit: 1 }]);
   });
 
-  it('is not ready (503) when the storage is unavailable, logged at warn with the reason', async () => {
+  it('stays ready (200) while the shared storage is down, saying so in its body and at warn', async () => {
     const { logger, lines } = capturedLogger();
     const storage = storageWhoseListPets(() =>
       Promise.reject(new StorageUnavailableError('connect ECONNREFUSED 127.0.0.1:5432')),
     );
     const host = createHostRoutes({ storage, logger, stopping: notStopping });
+    const answer = await host.ready('r-0');
+    expect([answer.status, answer.body]).toEqual([
+      200,
+      '{"status":"ready","storage":"unavailable"}',
+    ]);
+    expect(lines).toMatchObject([
+      { level: 30, route: '/readyz', status: 200, reason: 'connect ECONNREFUSED 127.0.0.1:5432' },
+    ]);
+  });
+
+  it('with readyRequiresStorage, is not ready (503) while the storage is unavailable, logged at warn', async () => {
+    const { logger, lines } = capturedLogger();
+    const storage = storageWhoseListPets(() =>
+      Promise.reject(new StorageUnavailableError('connect ECONNREFUSED 127.0.0.1:5432')),
+    );
+    const host = createHostRoutes({
+      storage,
+      logger,
+      stopping: notStopping,
+      readyRequiresStorage: true,
+    });
     const answer = await host.ready('r-1');
-    expect([answer.status, answer.body]).toEqual([503, '{"status":"unavailable"}']);
+    expect([answer.status, answer.body]).toEqual([
+      503,
+      '{"status":"unavailable","storage":"unavailable"}',
+    ]);
     expect(lines).toMatchObject([
       {
         level: 40,
@@ -86,7 +110,13 @@ describe('host routes', () => {
   it('is not ready when the storage does not answer in time, and does not wait longer', async () => {
     const { logger, lines } = capturedLogger();
     const storage = storageWhoseListPets(() => new Promise(() => undefined));
-    const host = createHostRoutes({ storage, logger, stopping: notStopping, timeoutMs: 50 });
+    const host = createHostRoutes({
+      storage,
+      logger,
+      stopping: notStopping,
+      timeoutMs: 50,
+      readyRequiresStorage: true,
+    });
     const started = performance.now();
     const answer = await host.ready(undefined);
     expect(performance.now() - started).toBeLessThan(1000);
@@ -97,7 +127,12 @@ describe('host routes', () => {
   it('reports a storage bug (not an outage) at error with its stack, and is not ready', async () => {
     const { logger, lines } = capturedLogger();
     const storage = storageWhoseListPets(() => Promise.reject(new TypeError('bug in storage')));
-    const host = createHostRoutes({ storage, logger, stopping: notStopping });
+    const host = createHostRoutes({
+      storage,
+      logger,
+      stopping: notStopping,
+      readyRequiresStorage: true,
+    });
     expect((await host.ready(undefined)).status).toBe(503);
     expect(lines[0]).toMatchObject({
       level: 50,
@@ -151,7 +186,13 @@ describe('host routes', () => {
       if (failing) throw new StorageUnavailableError('gone');
       return [];
     });
-    const host = createHostRoutes({ storage, logger, stopping: notStopping, readyCacheMs: 300 });
+    const host = createHostRoutes({
+      storage,
+      logger,
+      stopping: notStopping,
+      readyCacheMs: 300,
+      readyRequiresStorage: true,
+    });
     // 200 at once share one query.
     const burst = await Promise.all(Array.from({ length: 200 }, () => host.ready(undefined)));
     expect(burst.every((answer) => answer.status === 200)).toBe(true);
@@ -197,13 +238,9 @@ describe('host routes', () => {
       stopping: notStopping,
     });
     const docs = createApiReference({ publicPath: '/v1' });
-    const table = hostRouteTable(host, docs, logger);
-    expect(table.map((route) => route.path)).toEqual([
-      '/healthz',
-      '/readyz',
-      '/metrics',
-      ...docs.paths,
-    ]);
+    const table = hostRouteTable(host, docs, logger, false);
+    // /metrics belongs on the management port unless METRICS_ON_API_PORT=on.
+    expect(table.map((route) => route.path)).toEqual(['/healthz', '/readyz', ...docs.paths]);
     const bundle = table.find((route) => route.path === docs.paths[1]);
     const headers = { 'x-request-id': 'docs-1', 'accept-encoding': 'br' };
     const answer = await bundle?.answer({ method: 'GET', path: docs.paths[1] ?? '', headers });
@@ -223,7 +260,7 @@ describe('host routes', () => {
         requestId: 'docs-1',
       },
     ]);
-    expect(hostRouteTable(host, undefined, logger).map((route) => route.path)).toEqual([
+    expect(hostRouteTable(host, undefined, logger, true).map((route) => route.path)).toEqual([
       '/healthz',
       '/readyz',
       '/metrics',

@@ -17,7 +17,8 @@ const DURATION = 'petstore_http_request_duration_seconds';
  * `le`); untyped, each `_count{operation=…}` line stays a sample of its own.
  */
 async function scrape(app: ListeningApp): Promise<PrometheusFamily[]> {
-  const res = await sendHttp(app.origin, { method: 'GET', path: '/metrics' });
+  // Scrapes go to the management listener: connections of their own, off the API port.
+  const res = await sendHttp(managementOf(app), { method: 'GET', path: '/metrics' });
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
   const typed = parsePrometheusTextFormat(res.body);
@@ -26,6 +27,11 @@ async function scrape(app: ListeningApp): Promise<PrometheusFamily[]> {
     (f) => f.name === `${DURATION}_count`,
   );
   return [...typed, ...counts];
+}
+
+function managementOf(app: ListeningApp): string {
+  if (app.management === undefined) throw new Error('the app started without a management port');
+  return app.management;
 }
 
 const family = (families: PrometheusFamily[], name: string): PrometheusFamily | undefined =>
@@ -103,6 +109,7 @@ export function describeMetrics({ name, appDir }: { name: string; appDir: string
         'operation=getPet': 3,
       });
       expect(samples(families, 'petstore_storage_unavailable_total')).toEqual({ '': 0 });
+      expect(samples(families, 'petstore_storage_up')).toEqual({ '': 1 });
       // prom-client's default process metrics; no pool on the memory storage.
       expect(family(families, 'process_cpu_user_seconds_total')?.type).toBe('COUNTER');
       expect(family(families, 'nodejs_eventloop_lag_seconds')?.type).toBe('GAUGE');
@@ -140,6 +147,16 @@ export function describeMetrics({ name, appDir }: { name: string; appDir: string
         expect(down).toEqual([503, 503]);
         const after = await scrape(app);
         expect(samples(after, 'petstore_storage_unavailable_total')).toEqual({ '': 2 });
+        // The outage is reported here and in /readyz's body; the instance stays ready (200).
+        // (from a probe at most a second old)
+        await expect
+          .poll(async () => samples(await scrape(app), 'petstore_storage_up'), { timeout: 5000 })
+          .toEqual({ '': 0 });
+        const ready = await sendHttp(managementOf(app), { method: 'GET', path: '/readyz' });
+        expect([ready.status, JSON.parse(ready.body)]).toEqual([
+          200,
+          { status: 'ready', storage: 'unavailable' },
+        ]);
         expect(samples(after, 'petstore_http_requests_total')).toEqual({
           'operation=listPets,status=200': 1,
           'operation=listPets,status=503': 1,
@@ -153,13 +170,40 @@ export function describeMetrics({ name, appDir }: { name: string; appDir: string
       }
     }, 40_000);
 
-    it('METRICS=off: /metrics is the same 404 as any unknown path', async () => {
-      const app = await startListening(appDir, { API_KEYS: KEY, METRICS: 'off' });
+    const notFound = { code: 'not_found', message: 'No route for /metrics.', status: 404 };
+
+    it('the API port answers /metrics with the 404 unless METRICS_ON_API_PORT=on', async () => {
+      const app = await startListening(appDir, { API_KEYS: KEY });
       const res = await get(app, '/metrics', {});
-      expect([res.status, JSON.parse(res.body)]).toEqual([
-        404,
-        { code: 'not_found', message: 'No route for /metrics.', status: 404 },
-      ]);
+      expect([res.status, JSON.parse(res.body)]).toEqual([404, notFound]);
+      // Health checks stay on the API port: a balancer checks the port it sends to.
+      expect((await get(app, '/healthz', {})).status).toBe(200);
+      expect((await get(app, '/readyz', {})).status).toBe(200);
+      app.signal('SIGTERM');
+      expect(await app.exited).toBe(0);
+
+      const both = await startListening(appDir, { API_KEYS: KEY, METRICS_ON_API_PORT: 'on' });
+      const onApi = await get(both, '/metrics', {});
+      expect(onApi.status).toBe(200);
+      expect(onApi.body).toContain('petstore_http_requests_total');
+      both.signal('SIGTERM');
+      expect(await both.exited).toBe(0);
+    }, 40_000);
+
+    it('METRICS=off: /metrics is the same 404 as any unknown path, on both ports', async () => {
+      const app = await startListening(appDir, { API_KEYS: KEY, METRICS: 'off' });
+      for (const origin of [app.origin, managementOf(app)]) {
+        const res = await sendHttp(origin, { method: 'GET', path: '/metrics' });
+        expect([res.status, JSON.parse(res.body)]).toEqual([404, notFound]);
+      }
+      app.signal('SIGTERM');
+      expect(await app.exited).toBe(0);
+    }, 40_000);
+
+    it('MANAGEMENT_PORT=off: no management listener, health checks on the API port', async () => {
+      const app = await startListening(appDir, { API_KEYS: KEY, MANAGEMENT_PORT: 'off' });
+      expect(app.management).toBeUndefined();
+      expect((await get(app, '/readyz', {})).status).toBe(200);
       app.signal('SIGTERM');
       expect(await app.exited).toBe(0);
     }, 40_000);

@@ -18,6 +18,15 @@ export const APP_ENV_NAMES = [
   'PRODUCTION_BASE_URL',
   'STAGING_BASE_URL',
   'DOCS',
+  'MANAGEMENT_PORT',
+  'MANAGEMENT_HOST',
+  'METRICS_ON_API_PORT',
+  'MAX_CONNECTIONS_PER_ADDRESS',
+  'TRUSTED_PROXIES',
+  'FIRST_BYTE_TIMEOUT_MS',
+  'SHUTDOWN_DELAY_MS',
+  'PG_POOL_MAX',
+  'READY_REQUIRES_STORAGE',
 ] as const;
 
 const WAIT_MS = 15_000;
@@ -45,6 +54,8 @@ export interface ListeningApp extends StartedApp {
   readonly origin: string;
   /** The generated key from the banner, or its placeholder when API_KEYS was set. */
   readonly key: string;
+  /** `http://127.0.0.1:<port>` of the management listener, from the banner; undefined when off. */
+  readonly management: string | undefined;
 }
 
 const spawned: ChildProcess[] = [];
@@ -87,7 +98,7 @@ export function startApp(
   ];
   const child = spawn(command ?? process.execPath, args, {
     cwd: appDir,
-    env: { ...base, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...base, PORT: '0', HOST: '127.0.0.1', MANAGEMENT_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: how.processGroup === true,
   });
@@ -173,7 +184,14 @@ export async function startListening(
   const started = startApp(appDir, env, how);
   const url = await started.waitFor(/listening on (http:\/\/\S+\/v1)/);
   const key = await started.waitFor(/Bearer ([^"]+)" /);
-  return { ...started, url, origin: new URL(url).origin, key };
+  const management = await started.waitFor(/management: (off|http:\/\/\S+)/);
+  return {
+    ...started,
+    url,
+    origin: new URL(url).origin,
+    key,
+    management: management === 'off' ? undefined : management,
+  };
 }
 
 /** SIGKILLs the apps this module started that still run: by their own PID (or group), nothing else. */

@@ -120,7 +120,7 @@ export function describeExampleApp({ name, appDir }: ExampleAppSuiteOptions): vo
       expect(live.headers['x-request-id']).toBe('probe-live-1');
       expect(live.headers['cache-control']).toBe('no-store');
       const ready = await sendHttp(app.origin, { method: 'GET', path: '/readyz' });
-      expect([ready.status, ready.body]).toEqual([200, '{"status":"ready"}']);
+      expect([ready.status, ready.body]).toEqual([200, '{"status":"ready","storage":"ok"}']);
       expect(ready.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
       expect(await app.waitForLog(isRequest({ requestId: 'probe-live-1' }))).toMatchObject({
         level: 20,
@@ -238,7 +238,7 @@ export function describeExampleApp({ name, appDir }: ExampleAppSuiteOptions): vo
         });
         expect([created.status, created.headers.location]).toEqual([201, '/v1/pets/3']);
         const ready = await sendHttp(first.origin, { method: 'GET', path: '/readyz' });
-        expect([ready.status, ready.body]).toEqual([200, '{"status":"ready"}']);
+        expect([ready.status, ready.body]).toEqual([200, '{"status":"ready","storage":"ok"}']);
         first.signal('SIGTERM');
         expect(await first.exited).toBe(0);
 
@@ -278,54 +278,70 @@ export function describeExampleApp({ name, appDir }: ExampleAppSuiteOptions): vo
       expect(app.output()).not.toContain('hunter2');
     });
 
-    it('is not ready (503) while the database is unreachable, yet alive, and ready again after', async () => {
-      const db = await createTestDatabase(inject('postgresUrl'));
-      const target = new URL(db.url);
-      const proxy = await tcpProxy({ host: target.hostname, port: Number(target.port) });
-      try {
-        target.host = `127.0.0.1:${proxy.port}`;
-        const app = await startListening(appDir, {
-          DATABASE_URL: target.toString(),
-          API_KEYS: 'pg-key-0123456789abcdef',
-        });
-        const readyz = () => sendHttp(app.origin, { method: 'GET', path: '/readyz' });
-        expect((await readyz()).status).toBe(200);
+    it.each([
+      ['stays ready (200, storage: unavailable) while the database is unreachable', 'off', 200],
+      [
+        'with READY_REQUIRES_STORAGE=on, is not ready (503) while the database is unreachable',
+        'on',
+        503,
+      ],
+    ] as const)(
+      '%s; alive, the API answers 503 with Retry-After, ready again after',
+      async (_, requires, downStatus) => {
+        const db = await createTestDatabase(inject('postgresUrl'));
+        const target = new URL(db.url);
+        const proxy = await tcpProxy({ host: target.hostname, port: Number(target.port) });
+        try {
+          target.host = `127.0.0.1:${proxy.port}`;
+          const app = await startListening(appDir, {
+            DATABASE_URL: target.toString(),
+            API_KEYS: 'pg-key-0123456789abcdef',
+            READY_REQUIRES_STORAGE: requires,
+          });
+          const readyz = () => sendHttp(app.origin, { method: 'GET', path: '/readyz' });
+          expect((await readyz()).status).toBe(200);
 
-        await proxy.cut();
-        // /readyz may answer from a result up to 1 s old.
-        let down = await readyz();
-        for (let attempt = 0; attempt < 20 && down.status === 200; attempt++) {
-          await sleep(100);
-          down = await readyz();
-        }
-        expect([down.status, down.body]).toEqual([503, '{"status":"unavailable"}']);
-        const live = await sendHttp(app.origin, { method: 'GET', path: '/healthz' });
-        expect([live.status, live.body]).toEqual([200, '{"status":"ok"}']);
-        const api = await sendHttp(app.origin, {
-          method: 'GET',
-          path: '/v1/pets',
-          headers: { authorization: 'Bearer pg-key-0123456789abcdef' },
-        });
-        expect([api.status, JSON.parse(api.body).code]).toEqual([503, 'service_unavailable']);
-        expect(
-          await app.waitForLog(
-            isRequest({ route: '/readyz', requestId: down.headers['x-request-id'] }),
-          ),
-        ).toMatchObject({ level: 40, status: 503, reason: expect.any(String) });
+          await proxy.cut();
+          // /readyz may answer from a result up to 1 s old.
+          let down = await readyz();
+          for (let attempt = 0; attempt < 20 && down.body.includes('"storage":"ok"'); attempt++) {
+            await sleep(100);
+            down = await readyz();
+          }
+          expect([down.status, JSON.parse(down.body)]).toEqual([
+            downStatus,
+            { status: downStatus === 200 ? 'ready' : 'unavailable', storage: 'unavailable' },
+          ]);
+          const live = await sendHttp(app.origin, { method: 'GET', path: '/healthz' });
+          expect([live.status, live.body]).toEqual([200, '{"status":"ok"}']);
+          const api = await sendHttp(app.origin, {
+            method: 'GET',
+            path: '/v1/pets',
+            headers: { authorization: 'Bearer pg-key-0123456789abcdef' },
+          });
+          expect([api.status, JSON.parse(api.body).code]).toEqual([503, 'service_unavailable']);
+          expect(api.headers['retry-after']).toBe('1');
+          expect(
+            await app.waitForLog(
+              isRequest({ route: '/readyz', requestId: down.headers['x-request-id'] }),
+            ),
+          ).toMatchObject({ status: downStatus, reason: expect.any(String) });
 
-        await proxy.restore();
-        let status = 0;
-        for (let attempt = 0; attempt < 20 && status !== 200; attempt++) {
-          if (attempt > 0) await sleep(250);
-          status = (await readyz()).status;
+          await proxy.restore();
+          let body = '';
+          for (let attempt = 0; attempt < 20 && !body.includes('"storage":"ok"'); attempt++) {
+            if (attempt > 0) await sleep(250);
+            body = (await readyz()).body;
+          }
+          expect(JSON.parse(body)).toEqual({ status: 'ready', storage: 'ok' });
+          app.signal('SIGTERM');
+          expect(await app.exited).toBe(0);
+        } finally {
+          await proxy.close();
+          await db.drop();
         }
-        expect(status).toBe(200);
-        app.signal('SIGTERM');
-        expect(await app.exited).toBe(0);
-      } finally {
-        await proxy.close();
-        await db.drop();
-      }
-    }, 40_000);
+      },
+      40_000,
+    );
   });
 }

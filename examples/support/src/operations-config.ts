@@ -1,0 +1,80 @@
+import { isIP } from 'node:net';
+
+/** How the service runs among others: its management port, connection fairness, drain, pool. */
+export interface OperationSettings {
+  /** Port of the management listener (`/healthz`, `/readyz`, `/metrics`); undefined: none. */
+  readonly managementPort: number | undefined;
+  readonly managementHost: string;
+  /** `/metrics` on the API port too (METRICS_ON_API_PORT=on); off by default. */
+  readonly metricsOnApiPort: boolean;
+  /** Open connections one client address may hold on the API port. */
+  readonly maxConnectionsPerAddress: number;
+  /** Addresses exempt from that cap: behind a balancer every connection comes from it. */
+  readonly trustedProxies: readonly string[];
+  /** A connection that has sent no byte within this is closed. */
+  readonly firstByteTimeoutMs: number;
+  /** After SIGTERM/SIGINT: /readyz answers 503 at once, the API serves this long, then drains. */
+  readonly shutdownDelayMs: number;
+  /** Connections of this instance's PostgreSQL pool. */
+  readonly pgPoolMax: number;
+  /** /readyz fails while the storage cannot answer (READY_REQUIRES_STORAGE=on); off by default. */
+  readonly readyRequiresStorage: boolean;
+}
+
+export const OPERATION_DEFAULTS = {
+  MANAGEMENT_PORT: 9464,
+  MANAGEMENT_HOST: '127.0.0.1',
+  MAX_CONNECTIONS_PER_ADDRESS: 64,
+  FIRST_BYTE_TIMEOUT_MS: 2_000,
+  SHUTDOWN_DELAY_MS: 0,
+  PG_POOL_MAX: 10,
+} as const;
+
+type Read = (name: string) => string | undefined;
+
+function whole(name: string, text: string, min: number, max: number, errors: string[]): number {
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
+  errors.push(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  return 0;
+}
+
+function onOff(name: string, text: string | undefined, errors: string[]): boolean {
+  const value = (text ?? 'off').toLowerCase();
+  if (value !== 'on' && value !== 'off') {
+    errors.push(`${name} must be on or off, got ${JSON.stringify(text)}`);
+  }
+  return value === 'on';
+}
+
+/** The operations variables; pushes a message per bad value. */
+export function readOperationSettings(read: Read, errors: string[]): OperationSettings {
+  const number = (name: keyof typeof OPERATION_DEFAULTS, min: number, max: number): number =>
+    whole(name, read(name) ?? String(OPERATION_DEFAULTS[name]), min, max, errors);
+  const port = read('MANAGEMENT_PORT');
+  const managementPort =
+    port?.toLowerCase() === 'off' ? undefined : number('MANAGEMENT_PORT', 0, 65_535);
+  const managementHost = read('MANAGEMENT_HOST') ?? OPERATION_DEFAULTS.MANAGEMENT_HOST;
+  const trustedProxies = (read('TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const address of trustedProxies) {
+    if (isIP(address) === 0)
+      errors.push(`TRUSTED_PROXIES holds ${JSON.stringify(address)}, not an IP address`);
+  }
+  return {
+    managementPort,
+    managementHost,
+    metricsOnApiPort: onOff('METRICS_ON_API_PORT', read('METRICS_ON_API_PORT'), errors),
+    maxConnectionsPerAddress: number('MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000),
+    // Node reports IPv4 peers of a dual-stack socket as ::ffff:a.b.c.d: both spellings count.
+    trustedProxies: trustedProxies.flatMap((address) =>
+      isIP(address) === 4 ? [address, `::ffff:${address}`] : [address],
+    ),
+    firstByteTimeoutMs: number('FIRST_BYTE_TIMEOUT_MS', 1, 600_000),
+    shutdownDelayMs: number('SHUTDOWN_DELAY_MS', 0, 600_000),
+    pgPoolMax: number('PG_POOL_MAX', 1, 10_000),
+    readyRequiresStorage: onOff('READY_REQUIRES_STORAGE', read('READY_REQUIRES_STORAGE'), errors),
+  };
+}

@@ -1,0 +1,178 @@
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sendHttp } from '@petstore/conformance';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createTestDatabase } from './network.js';
+import { killStartedApps, type ListeningApp, startListening } from './process.js';
+
+export interface OperationsSuiteOptions {
+  readonly name: string;
+  readonly appDir: string;
+}
+
+const KEY = 'operations-key-0123456789';
+
+/** Holds `count` silent sockets from 127.0.0.1 open, re-opening each as the app closes it. */
+function silentFlood(port: number, count: number): { opened(): number; stop(): void } {
+  let opened = 0;
+  let stopped = false;
+  const sockets = new Set<Socket>();
+  const open = (): void => {
+    if (stopped) return;
+    opened += 1;
+    const socket = connect({ host: '127.0.0.1', port, localAddress: '127.0.0.1' });
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    // Re-opened a little later, so a closed socket never turns into a busy loop.
+    socket.once('close', () => {
+      sockets.delete(socket);
+      setTimeout(open, 100);
+    });
+  };
+  for (let n = 0; n < count; n++) open();
+  return {
+    opened: () => opened,
+    stop() {
+      stopped = true;
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+/** One GET from 127.0.0.2, its own connection; its status, or 0 when it failed. */
+const fromSecondAddress = (app: ListeningApp, path: string): Promise<number> =>
+  new Promise((resolve) => {
+    const { hostname, port } = new URL(app.origin);
+    const req = request(
+      {
+        host: hostname,
+        port,
+        path,
+        localAddress: '127.0.0.2',
+        agent: false,
+        headers: { authorization: `Bearer ${KEY}` },
+        timeout: 5_000,
+      },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve(0));
+    req.end();
+  });
+
+/**
+ * The service among other clients and processes: one address cannot take every connection,
+ * probes have a port of their own, SIGTERM lets a balancer notice before the listener closes,
+ * and the pool is as large as PG_POOL_MAX says.
+ */
+export function describeOperations({ name, appDir }: OperationsSuiteOptions): void {
+  afterAll(killStartedApps);
+
+  describe(`the ${name} example app among other clients`, () => {
+    it('400 silent sockets from one address: every probe and every request of another address succeeds', async () => {
+      const app = await startListening(appDir, {
+        API_KEYS: KEY,
+        MAX_CONNECTIONS: '200',
+        LOG_LEVEL: 'warn',
+      });
+      const management = app.management ?? '';
+      const flood = silentFlood(Number(new URL(app.origin).port), 400);
+      const probes: number[] = [];
+      const requests: number[] = [];
+      const until = performance.now() + 8_000;
+      while (performance.now() < until) {
+        const [probe, request] = await Promise.all([
+          sendHttp(management, { method: 'GET', path: '/readyz' }).then(
+            (res) => res.status,
+            () => 0,
+          ),
+          fromSecondAddress(app, '/v1/pets?limit=1'),
+        ]);
+        probes.push(probe);
+        requests.push(request);
+        await sleep(50);
+      }
+      flood.stop();
+      const ok = (list: number[]) => list.filter((status) => status === 200).length;
+      console.log(
+        `${name} flood: ${flood.opened()} silent sockets opened from 127.0.0.1 (400 at a time, MAX_CONNECTIONS=200); ` +
+          `probes ${ok(probes)}/${probes.length} ok, 127.0.0.2 requests ${ok(requests)}/${requests.length} ok`,
+      );
+      expect(probes.length).toBeGreaterThan(20);
+      expect(ok(probes)).toBe(probes.length);
+      expect(ok(requests)).toBe(requests.length);
+      // The flood was real: the app closed silent sockets and they came back.
+      expect(flood.opened()).toBeGreaterThan(400);
+      app.signal('SIGTERM');
+      expect(await app.exited).toBe(0);
+    }, 40_000);
+
+    it('SHUTDOWN_DELAY_MS: after SIGTERM /readyz is 503 at once while the API still serves, then it stops', async () => {
+      const app = await startListening(appDir, { API_KEYS: KEY, SHUTDOWN_DELAY_MS: '1500' });
+      const signalled = performance.now();
+      app.signal('SIGTERM');
+      await app.waitFor(/not ready any more/);
+      const ready = await sendHttp(app.origin, { method: 'GET', path: '/readyz' });
+      expect([ready.status, JSON.parse(ready.body)]).toEqual([503, { status: 'stopping' }]);
+      const probe = await sendHttp(app.management ?? '', { method: 'GET', path: '/readyz' });
+      expect(probe.status).toBe(503);
+      const api = await sendHttp(app.origin, {
+        method: 'GET',
+        path: '/v1/pets',
+        headers: { authorization: `Bearer ${KEY}` },
+      });
+      expect(api.status).toBe(200);
+      expect(performance.now() - signalled).toBeLessThan(1500);
+      expect(await app.exited).toBe(0);
+      // The listener closed only after the delay.
+      expect(performance.now() - signalled).toBeGreaterThanOrEqual(1500);
+    }, 30_000);
+
+    it('PG_POOL_MAX: the instance opens at most that many PostgreSQL connections', async () => {
+      const db = await createTestDatabase(inject('postgresUrl'));
+      const admin = new pg.Client({ connectionString: inject('postgresUrl') });
+      await admin.connect();
+      try {
+        const app = await startListening(appDir, {
+          API_KEYS: KEY,
+          DATABASE_URL: db.url,
+          PG_POOL_MAX: '3',
+        });
+        const creates = Array.from({ length: 40 }, (_, n) =>
+          sendHttp(app.origin, {
+            method: 'POST',
+            path: '/v1/pets',
+            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: `p${n}`, categoryId: 1 }),
+          }),
+        );
+        let most = 0;
+        const watching = (async () => {
+          for (let n = 0; n < 20; n++) {
+            const { rows } = await admin.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'petstore' AND datname = $1",
+              [new URL(db.url).pathname.slice(1)],
+            );
+            most = Math.max(most, rows[0]?.n ?? 0);
+            await sleep(10);
+          }
+        })();
+        const statuses = (await Promise.all(creates)).map((res) => res.status);
+        await watching;
+        expect(statuses.every((status) => status === 201)).toBe(true);
+        expect(most).toBeGreaterThan(0);
+        expect(most).toBeLessThanOrEqual(3);
+        app.signal('SIGTERM');
+        expect(await app.exited).toBe(0);
+      } finally {
+        await admin.end();
+        await db.drop();
+      }
+    }, 40_000);
+  });
+}
