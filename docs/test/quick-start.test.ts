@@ -29,7 +29,14 @@ it("the README's start command stops on Ctrl-C in a terminal, request in flight,
   // SIGINT to the whole foreground process group, as a person's Ctrl-C is.
   const child = spawn('script', ['-qec', command, '/dev/null'], {
     cwd: REPO,
-    env: { ...process.env, PORT: '0', MANAGEMENT_PORT: '0', API_KEYS: KEY, LOG_LEVEL: 'info', CI: '' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      MANAGEMENT_PORT: '0',
+      API_KEYS: KEY,
+      LOG_LEVEL: 'info',
+      CI: '',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   started.push(child);
