@@ -45,6 +45,7 @@ describe('curl in the READMEs', () => {
       const app = await startListening(appFor(file), { API_KEYS: KEYS.join(','), SEED_PETS: '5' });
       const script = code
         .replaceAll('http://127.0.0.1:3000', app.origin)
+        .replaceAll('http://127.0.0.1:9464', app.management ?? 'http://management-off')
         .replace(/^KEY=.*$/m, `KEY=${KEYS[0]}`);
       const { stdout } = await promisify(execFile)('bash', ['-c', PRELUDE + script], {
         env: { ...process.env, KEY: KEYS[0] },
