@@ -19,6 +19,10 @@ export interface OperationSettings {
   readonly pgPoolMax: number;
   /** /readyz fails while the storage cannot answer (READY_REQUIRES_STORAGE=on); off by default. */
   readonly readyRequiresStorage: boolean;
+  /** `idempotency.scopeSecret` (IDEMPOTENCY_SCOPE_SECRET): the same on every instance. */
+  readonly scopeSecret: string | undefined;
+  /** `idempotency.legacyScopes` (IDEMPOTENCY_LEGACY_SCOPES): `write` during an upgrade. */
+  readonly legacyScopes: 'read' | 'write';
 }
 
 export const OPERATION_DEFAULTS = {
@@ -63,7 +67,19 @@ export function readOperationSettings(read: Read, errors: string[]): OperationSe
     if (isIP(address) === 0)
       errors.push(`TRUSTED_PROXIES holds ${JSON.stringify(address)}, not an IP address`);
   }
+  const scopeSecret = read('IDEMPOTENCY_SCOPE_SECRET');
+  if (scopeSecret !== undefined && scopeSecret.length < 16) {
+    errors.push(
+      'IDEMPOTENCY_SCOPE_SECRET must be at least 16 characters (for example: openssl rand -hex 16)',
+    );
+  }
+  const legacy = (read('IDEMPOTENCY_LEGACY_SCOPES') ?? 'read').toLowerCase();
+  if (legacy !== 'read' && legacy !== 'write') {
+    errors.push(`IDEMPOTENCY_LEGACY_SCOPES must be read or write, got ${JSON.stringify(legacy)}`);
+  }
   return {
+    scopeSecret,
+    legacyScopes: legacy === 'write' ? 'write' : 'read',
     managementPort,
     managementHost,
     metricsOnApiPort: onOff('METRICS_ON_API_PORT', read('METRICS_ON_API_PORT'), errors),

@@ -62,6 +62,7 @@ export async function runService(
       apiKeys: config.apiKeys,
       publicPath: MOUNT_PATH,
       servers: config.servers,
+      idempotency: { scopeSecret: config.scopeSecret, legacyScopes: config.legacyScopes },
       hooks: withMetrics(preempted.filter(loggingHooks(logger)), metrics),
     });
     let stopping = (): boolean => false;

@@ -36,6 +36,8 @@ describe('loadConfig', () => {
       shutdownDelayMs: 0,
       pgPoolMax: 10,
       readyRequiresStorage: false,
+      scopeSecret: undefined,
+      legacyScopes: 'read',
     });
   });
 
@@ -74,6 +76,8 @@ describe('loadConfig', () => {
         SHUTDOWN_DELAY_MS: '15000',
         PG_POOL_MAX: '4',
         READY_REQUIRES_STORAGE: 'on',
+        IDEMPOTENCY_SCOPE_SECRET: 'fleet-secret-0123456789',
+        IDEMPOTENCY_LEGACY_SCOPES: 'WRITE',
       }),
     );
     expect(config).toEqual({
@@ -105,10 +109,23 @@ describe('loadConfig', () => {
       shutdownDelayMs: 15_000,
       pgPoolMax: 4,
       readyRequiresStorage: true,
+      scopeSecret: 'fleet-secret-0123456789',
+      legacyScopes: 'write',
     });
     expect(configOf(loadConfig({ MANAGEMENT_PORT: 'off' })).managementPort).toBeUndefined();
-    expect(errorsOf(loadConfig({ TRUSTED_PROXIES: 'lb.internal', PG_POOL_MAX: '0' }))).toEqual([
+    expect(
+      errorsOf(
+        loadConfig({
+          TRUSTED_PROXIES: 'lb.internal',
+          PG_POOL_MAX: '0',
+          IDEMPOTENCY_SCOPE_SECRET: 'short',
+          IDEMPOTENCY_LEGACY_SCOPES: 'both',
+        }),
+      ),
+    ).toEqual([
       'TRUSTED_PROXIES holds "lb.internal", not an IP address',
+      'IDEMPOTENCY_SCOPE_SECRET must be at least 16 characters (for example: openssl rand -hex 16)',
+      'IDEMPOTENCY_LEGACY_SCOPES must be read or write, got "both"',
       'PG_POOL_MAX must be an integer from 1 to 10000, got "0"',
     ]);
     expect(configOf(loadConfig({ API_KEYS: '', PORT: '', DATABASE_URL: ' ' })).keyGenerated).toBe(

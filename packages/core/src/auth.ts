@@ -11,6 +11,8 @@ import { VerifiedHeaders } from './verified-headers.js';
 export interface Principal {
   readonly kind: 'principal';
   readonly id: string;
+  /** `id` is a digest of the API key: the stored scope is derived from it (see scope.ts). */
+  readonly derivedFromKey?: true;
 }
 
 /** An accepted API key: the key alone, or with the id of whoever holds it. */
@@ -181,6 +183,11 @@ export function createAuthenticator(options: {
     return found;
   };
   const principal = (id: string): Principal => ({ kind: 'principal', id });
+  const keyPrincipal = (digest: Buffer): Principal => ({
+    kind: 'principal',
+    id: digest.toString('base64url'),
+    derivedFromKey: true,
+  });
   // Headers whose token matched a listed key, so a client's next request skips
   // parsing and the comparison against every key: keyed by the header's digest,
   // never its bytes (see VerifiedHeaders), at most a few spellings per key.
@@ -199,14 +206,15 @@ export function createAuthenticator(options: {
     const tokenDigest = digest(token);
     const found = match(tokenDigest);
     if (found !== undefined) {
-      const listedPrincipal = principal(found.scope ?? tokenDigest.toString('base64url'));
+      const listedPrincipal =
+        found.scope === undefined ? keyPrincipal(tokenDigest) : principal(found.scope);
       if (headerDigest !== undefined) verified.remember(headerDigest, listedPrincipal);
       return listedPrincipal;
     }
     if (verify === undefined) return unauthorized(true);
     return runVerify(verify, token, timeoutMs).then((said) => {
       if (isAuthUnavailable(said)) return said;
-      if (said === true) return principal(tokenDigest.toString('base64url'));
+      if (said === true) return keyPrincipal(tokenDigest);
       return typeof said === 'string' && said !== ''
         ? principal(scopeOf(said))
         : unauthorized(true);

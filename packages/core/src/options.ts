@@ -2,6 +2,7 @@ import type { ApiKey, Verify } from './auth.js';
 import { renamedOption } from './deprecated-options.js';
 import { checkPath } from './paths.js';
 import type { PetStatus } from './schemas.js';
+import type { ScopeOptions } from './scope.js';
 import type { PetStorage } from './storage.js';
 
 export interface ServerEntry {
@@ -61,6 +62,18 @@ export interface PetStoreHooks {
 export interface IdempotencyOptions {
   /** How long an Idempotency-Key is remembered. Default 24 hours. */
   readonly retentionMs?: number | undefined;
+  /**
+   * The HMAC key for the stored scope of Idempotency-Keys sent with an API key that has no id
+   * (at least 16 characters; the same on every instance). Without it the scope is scrypt of
+   * the key's digest: as safe in a database dump, but slow once per key and process.
+   */
+  readonly scopeSecret?: string | undefined;
+  /**
+   * Upgrading a fleet from a version that stored a plain digest of the key: `'write'` while
+   * old instances still run (claims are written as they read them, and read both ways), then
+   * `'read'` (the default: written the new way, the old way still read).
+   */
+  readonly legacyScopes?: 'read' | 'write' | undefined;
 }
 
 export interface PetStoreOptions {
@@ -109,6 +122,7 @@ export interface ResolvedOptions {
   readonly sunsetAt: Date;
   readonly exposeOpenApi: boolean;
   readonly idempotencyRetentionMs: number;
+  readonly idempotencyScopes: ScopeOptions;
   readonly hooks: PetStoreHooks;
 }
 
@@ -128,6 +142,19 @@ export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
   if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) {
     throw new TypeError(
       `idempotency.retentionMs must be a positive integer, got ${String(retentionMs)}`,
+    );
+  }
+  const scopeSecret = options.idempotency?.scopeSecret;
+  if (
+    scopeSecret !== undefined &&
+    (typeof scopeSecret !== 'string' || [...scopeSecret].length < 16)
+  ) {
+    throw new TypeError('idempotency.scopeSecret must be a string of at least 16 characters');
+  }
+  const legacyScopes = options.idempotency?.legacyScopes ?? 'read';
+  if (legacyScopes !== 'read' && legacyScopes !== 'write') {
+    throw new TypeError(
+      `idempotency.legacyScopes must be 'read' or 'write', got ${String(legacyScopes)}`,
     );
   }
   const publicPath = checkPath(
@@ -150,6 +177,7 @@ export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
     sunsetAt: options.deprecation?.sunsetAt ?? DEFAULT_SUNSET_AT,
     exposeOpenApi: options.exposeOpenApi ?? true,
     idempotencyRetentionMs: retentionMs,
+    idempotencyScopes: { scopeSecret, legacyScopes },
     hooks: options.hooks ?? {},
   };
 }

@@ -17,9 +17,15 @@ export interface PetPageQuery extends PageQuery {
 export interface IdempotencyClaim {
   /**
    * Who sent it, opaque to storage: `id:<id>` for a key listed with an id or
-   * a principal id from `verify`, else a digest of the API key; never a key.
+   * a principal id from `verify`, else derived from the API key with a keyed
+   * or slow function; never a key. Claims are written under this scope.
    */
   readonly scope: string;
+  /**
+   * The same principal's other scopes (from before an upgrade): a claim stored
+   * under any of them is found too, and answers as if under `scope`. Never written.
+   */
+  readonly alsoScopes?: readonly string[];
   /** The client's Idempotency-Key header (1 to 255 visible ASCII characters). */
   readonly key: string;
   /** Digest of the request body's meaning; a different body under the same key is refused. */

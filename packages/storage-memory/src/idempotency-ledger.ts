@@ -63,12 +63,16 @@ export class IdempotencyLedger {
     return this.#queue.length;
   }
 
+  /** The live claim for this key under `claim.scope` or one of its `alsoScopes`. */
   lookup(claim: IdempotencyClaim, now: number): LedgerLookup {
-    const entry = this.#entries.get(mapKey(claim));
-    if (entry === undefined || entry.expiresAt <= now) return { kind: 'absent' };
-    return entry.fingerprint === claim.fingerprint
-      ? { kind: 'match', petId: entry.petId }
-      : { kind: 'mismatch' };
+    for (const scope of [claim.scope, ...(claim.alsoScopes ?? [])]) {
+      const entry = this.#entries.get(mapKey({ scope, key: claim.key }));
+      if (entry === undefined || entry.expiresAt <= now) continue;
+      return entry.fingerprint === claim.fingerprint
+        ? { kind: 'match', petId: entry.petId }
+        : { kind: 'mismatch' };
+    }
+    return { kind: 'absent' };
   }
 
   /** Records a claim for a pet just created; replaces an expired claim under the same key. */
@@ -105,5 +109,5 @@ export class IdempotencyLedger {
 }
 
 // Length-prefixed, so scope 'ab' + key 'c' and scope 'a' + key 'bc' never collide.
-const mapKey = (claim: IdempotencyClaim): string =>
+const mapKey = (claim: Pick<IdempotencyClaim, 'scope' | 'key'>): string =>
   `${claim.scope.length}:${claim.scope}${claim.key}`;

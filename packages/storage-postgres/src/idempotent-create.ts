@@ -48,7 +48,9 @@ export async function createPetIdempotently(
   input: PetInput,
   claim: IdempotencyClaim,
 ): Promise<IdempotentCreateResult> {
-  const lookup = inlineParameters(queries.selectClaim, [claim.scope, claim.key]);
+  // Claims under the principal's older scopes count too (see IdempotencyClaim.alsoScopes).
+  const scopes = [claim.scope, ...(claim.alsoScopes ?? [])];
+  const lookup = inlineParameters(queries.selectClaim(scopes.length), [claim.key, ...scopes]);
   const lock = inlineParameters(queries.tryClaimLock, [claimLockKey(quotedSchema, claim)]);
   const results = await send(`${begin}; ${lookup}; ${lock}; ${lookup}`);
   const [before, locked, after] = results.slice(-3).map((result) => result.rows);

@@ -22,8 +22,11 @@ export interface Queries {
   readonly insertOrder: string;
   /** Keyset page: `$1` afterId, `$2` limit. */
   readonly pageOfOrders: string;
-  /** `$1` scope, `$2` key: the claim, whether it is still live, and its pet. */
-  readonly selectClaim: string;
+  /**
+   * `$1` key, then `scopes` parameters from `$2`: the live-first claim under any of the scopes,
+   * whether it is still live, and its pet.
+   */
+  selectClaim(scopes: number): string;
   /**
    * The pet (`$1`-`$3` as insertPet) and its claim (`$4` scope, `$5` key, `$6` fingerprint,
    * `$7` retention in ms) in one statement; answers the pet.
@@ -62,10 +65,12 @@ export function queriesFor(quotedSchema: string): Queries {
     insertOrder: `INSERT INTO ${orders} (pet_id, quantity, ship_date, status, complete)
       VALUES ($1, $2, $3, $4, $5) RETURNING ${ORDER_COLUMNS}`,
     pageOfOrders: `SELECT ${ORDER_COLUMNS} FROM ${orders} WHERE id > $1 ORDER BY id LIMIT $2`,
-    selectClaim: `SELECT c.fingerprint, c.expires_at > now() AS live,
+    selectClaim: (scopes) => `SELECT c.fingerprint, c.expires_at > now() AS live,
         p.id, p.name, p.category_id, p.status
       FROM ${claims} c JOIN ${pets} p ON p.id = c.pet_id
-      WHERE c.scope = $1 AND c.key = $2`,
+      WHERE c.key = $1
+        AND c.scope IN (${Array.from({ length: scopes }, (_, n) => `$${n + 2}`).join(', ')})
+      ORDER BY c.expires_at > now() DESC LIMIT 1`,
     // An expired claim for the same key is replaced: the key is free again.
     insertPetWithClaim: `WITH pet AS (
         INSERT INTO ${pets} (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${PET_COLUMNS})

@@ -108,6 +108,34 @@ export function registerIdempotencyCases(use: Use): void {
   );
 
   it(
+    'alsoScopes: a claim stored under an older scope of the principal replays (or refuses) under the new one, and nothing is written under them',
+    use(async (storage) => {
+      const old = petOf(
+        await storage.createPetIdempotent(petInput(1), claim({ scope: 'legacy' })),
+        'created',
+      );
+      const upgraded = claim({ scope: 'current', alsoScopes: ['legacy'] });
+      expectPet(petOf(await storage.createPetIdempotent(petInput(1), upgraded), 'replayed'), old);
+      expect(
+        (await storage.createPetIdempotent(petInput(1), { ...upgraded, fingerprint: 'other' }))
+          .kind,
+      ).toBe('fingerprint_mismatch');
+      // The other way round too: an old instance (legacy scope only) finds a new claim written
+      // under the legacy scope during an upgrade (legacyScopes: 'write').
+      const fresh = claim({ scope: 'legacy', key: 'key-2', alsoScopes: ['current'] });
+      const made = petOf(await storage.createPetIdempotent(petInput(2), fresh), 'created');
+      const oldInstance = claim({ scope: 'legacy', key: 'key-2' });
+      expectPet(
+        petOf(await storage.createPetIdempotent(petInput(2), oldInstance), 'replayed'),
+        made,
+      );
+      // 'current' holds nothing of its own: a claim under it alone is new.
+      petOf(await storage.createPetIdempotent(petInput(3), claim({ scope: 'current' })), 'created');
+      expect(await countPets(storage)).toBe(3);
+    }),
+  );
+
+  it(
     'keys are compared exactly: case, prefixes and the scope/key boundary all make distinct claims',
     use(async (storage) => {
       const claims = [

@@ -6,6 +6,7 @@ import { fingerprint, idempotencyKey } from '../idempotency.js';
 import type { ResolvedOptions } from '../options.js';
 import type { NewPet, Pet, PetInput } from '../schemas.js';
 import { isPlainNewPet, NewPetSchema } from '../schemas.js';
+import { claimScopes } from '../scope.js';
 import { validateBody } from '../validation.js';
 import { presentPet } from './present.js';
 
@@ -61,7 +62,7 @@ async function storeOnce(
   publicPath: string,
 ): Promise<HandlerResult> {
   const claim = {
-    scope: principal.id,
+    ...(await claimScopes(principal, options.idempotencyScopes)),
     key,
     fingerprint: fingerprint(input),
     retentionMs: options.idempotencyRetentionMs,
