@@ -5,6 +5,7 @@ import { errorAnswer } from './error-answers.js';
 import type { HostRoute, HostRouteAnswer, HostRoutes } from './host-routes.js';
 import { type Logger, logRequest } from './logging.js';
 import type { PreemptedRequests } from './preempted.js';
+import type { Tracing } from './tracing.js';
 
 export interface FrontDoorOptions {
   /** Requests for this path and below go to the framework (the API); the rest are ours. */
@@ -17,6 +18,8 @@ export interface FrontDoorOptions {
   /** True once shutdown began: every answer then closes its connection. */
   readonly stopping: () => boolean;
   readonly preempted: PreemptedRequests;
+  /** With tracing on, each API request runs in a server span of its own. */
+  readonly tracing?: Tracing | undefined;
 }
 
 /**
@@ -56,7 +59,7 @@ const write = (res: ServerResponse, { status, headers, body }: HostRouteAnswer):
  * payload parsing, router or error page ever sees a request outside the API.
  */
 export function frontDoor(options: FrontDoorOptions, api: RequestListener): RequestListener {
-  const { mountPath, routes, host, logger, connections, stopping, preempted } = options;
+  const { mountPath, routes, host, logger, connections, stopping, preempted, tracing } = options;
 
   /**
    * Hands an API request to the framework with its request id settled here, so the core and
@@ -77,7 +80,8 @@ export function frontDoor(options: FrontDoorOptions, api: RequestListener): Requ
     req.once('close', () => {
       if (!req.complete) onCut();
     });
-    api(req, res);
+    if (tracing === undefined) api(req, res);
+    else tracing.serverSpan(req, res, () => api(req, res));
   };
   const byPath = new Map(routes.map((route) => [route.path, route]));
 

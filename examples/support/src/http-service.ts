@@ -26,10 +26,13 @@ export interface HttpService {
 
 /** The HTTP side both example apps share; the framework only ever sees the API's requests. */
 export function createHttpService(
-  parts: Pick<ServiceParts, 'config' | 'host' | 'docs' | 'logger' | 'stopping' | 'preempted'>,
+  parts: Pick<
+    ServiceParts,
+    'config' | 'host' | 'docs' | 'logger' | 'stopping' | 'preempted' | 'tracing'
+  >,
   mountPath: string,
 ): HttpService {
-  const { config, host, docs, logger, stopping, preempted } = parts;
+  const { config, host, docs, logger, stopping, preempted, tracing } = parts;
   const server = createLimitedServer(config);
   const connections = trackConnections(server);
   const door = (api: RequestListener) =>
@@ -42,6 +45,7 @@ export function createHttpService(
         connections,
         stopping,
         preempted,
+        tracing,
       },
       api,
     );

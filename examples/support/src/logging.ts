@@ -21,9 +21,15 @@ export interface RequestLine {
  * JSON lines on stdout (or `destination`), written synchronously. Nothing here is handed a header or a key; the
  * redaction is a second lock in case someone later logs a request object whole.
  */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+export function createLogger(
+  level: LogLevel,
+  destination?: DestinationStream,
+  /** Fields for every line (the active trace's ids, with tracing on). */
+  mixin?: () => Record<string, string>,
+): Logger {
   const options = {
     level,
+    ...(mixin === undefined ? {} : { mixin }),
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
       paths: ['authorization', '*.authorization', '*.headers.authorization', 'apiKey', 'apiKeys'],

@@ -10,6 +10,7 @@ import { createMetrics, withMetrics } from './metrics.js';
 import { type PreemptedRequests, preemptedRequests } from './preempted.js';
 import { type Drain, handleShutdownSignals } from './shutdown.js';
 import { openStorage, seedPets } from './storage.js';
+import { startTracing, type Tracing } from './tracing.js';
 
 /** Where the pet API is mounted in both example apps. */
 export const MOUNT_PATH = '/v1';
@@ -27,6 +28,8 @@ export interface ServiceParts {
   readonly stopping: () => boolean;
   /** API requests the HTTP layer ended first: the core's reports on them are dropped. */
   readonly preempted: PreemptedRequests;
+  /** OpenTelemetry, when the OTEL_* variables ask for it. */
+  readonly tracing: Tracing | undefined;
 }
 
 /** What it hands back once listening. */
@@ -52,7 +55,9 @@ export async function runService(
   }
   const config = loaded.config;
   try {
-    const logger = createLogger(config.logLevel);
+    // Before the storage: the SDK must see `pg` load to trace its queries.
+    const tracing = await startTracing(env, MOUNT_PATH);
+    const logger = createLogger(config.logLevel, undefined, tracing?.logFields);
     const { storage, description, pool } = await openStorage(config, logger);
     const metrics = config.metrics ? createMetrics({ pool }) : undefined;
     const seeded = await seedPets(storage, config.seedPets);
@@ -63,7 +68,10 @@ export async function runService(
       publicPath: MOUNT_PATH,
       servers: config.servers,
       idempotency: { scopeSecret: config.scopeSecret, legacyScopes: config.legacyScopes },
-      hooks: withMetrics(preempted.filter(loggingHooks(logger)), metrics),
+      hooks: {
+        ...withMetrics(preempted.filter(loggingHooks(logger)), metrics),
+        ...(tracing === undefined ? {} : { aroundOperation: tracing.aroundOperation }),
+      },
     });
     let stopping = (): boolean => false;
     const host = createHostRoutes({
@@ -84,6 +92,7 @@ export async function runService(
       logger,
       stopping: () => stopping(),
       preempted,
+      tracing,
     });
     const management =
       config.managementPort === undefined
@@ -103,7 +112,10 @@ export async function runService(
     stopping = handleShutdownSignals({
       drain,
       // Probes keep their answers (503: stopping) until the API is drained.
-      close: () => Promise.all([management?.close(), storage.close()]).then(() => undefined),
+      close: () =>
+        Promise.all([management?.close(), storage.close(), tracing?.shutdown()]).then(
+          () => undefined,
+        ),
       timeoutMs: config.shutdownTimeoutMs,
       delayMs: config.shutdownDelayMs,
       logger,

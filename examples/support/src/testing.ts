@@ -44,3 +44,4 @@ export {
 } from './testing/process.js';
 export { describeSignalsThroughPnpm, type SignalSuiteOptions } from './testing/signals-suite.js';
 export { describeExampleApp, type ExampleAppSuiteOptions } from './testing/suite.js';
+export { describeTracing } from './testing/tracing-suite.js';

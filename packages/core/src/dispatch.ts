@@ -59,10 +59,39 @@ function admit(
   return run(context, match.operation, match.params);
 }
 
-/** The operation's headers and hook, its parameters, then its handler. */
+/** The operation, inside the `aroundOperation` hook when there is one. */
 function run(context: RequestContext, operation: OperationSpec, captures: readonly string[]) {
-  const { options } = context;
   context.operationId = operation.operationId;
+  const { hooks } = context.options;
+  const go = () => runOperation(context, operation, captures);
+  if (hooks.aroundOperation === undefined) return go();
+  const site = {
+    method: context.request.method,
+    route: operation.path,
+    requestId: context.requestId,
+  };
+  let ran = false;
+  try {
+    return hooks.aroundOperation({ operationId: operation.operationId, ...site }, () => {
+      ran = true;
+      return go();
+    });
+  } catch (error) {
+    // A broken hook costs its own work, never the answer; an error of the operation itself is
+    // the operation's (it has run: the handler reports its own failures as answers).
+    if (ran) throw error;
+    callHook(hooks, hooks.onError, { error, ...site }, site);
+    return go();
+  }
+}
+
+/** The operation's headers and hook, its parameters, then its handler. */
+function runOperation(
+  context: RequestContext,
+  operation: OperationSpec,
+  captures: readonly string[],
+): Settled {
+  const { options } = context;
   if (operation.headers !== undefined) {
     const values: Record<string, string> = {};
     for (const { name, value } of operation.headers) {

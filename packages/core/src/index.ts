@@ -17,6 +17,7 @@ export type {
   DeprecationOptions,
   ErrorEvent,
   IdempotencyOptions,
+  OperationEvent,
   PetStoreHooks,
   PetStoreOptions,
   ResponseEvent,

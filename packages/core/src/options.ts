@@ -53,7 +53,23 @@ export interface ErrorEvent {
 }
 
 /** The core prints nothing: hosts log, count and trace through these. A throwing hook is reported to `onError` and otherwise ignored. */
+/** An operation about to run: what `aroundOperation` is told. */
+export interface OperationEvent {
+  readonly operationId: string;
+  readonly method: string;
+  /** Route template (`/pets/{petId}`). */
+  readonly route: string;
+  readonly requestId: string;
+}
+
 export interface PetStoreHooks {
+  /**
+   * Wraps each operation (parameters, handler, storage calls): call `run` once and return what
+   * it returns, a value or a promise. For a tracing span around the operation (active while the
+   * storage runs, so its own spans nest beneath it), or a timer. A hook that throws before
+   * calling `run` is reported to `onError` and the operation runs without it.
+   */
+  readonly aroundOperation?: (<T>(event: OperationEvent, run: () => T) => T) | undefined;
   readonly onResponse?: ((event: ResponseEvent) => void) | undefined;
   readonly onDeprecatedCall?: ((event: DeprecatedCallEvent) => void) | undefined;
   readonly onError?: ((event: ErrorEvent) => void) | undefined;

@@ -1,0 +1,103 @@
+import type { ServerResponse } from 'node:http';
+import { register } from 'node:module';
+import {
+  context,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { Tracing } from './tracing.js';
+
+const TRACER = 'petstore';
+
+/**
+ * The official Node SDK with the OTLP/HTTP exporter (endpoint, headers, service name and
+ * resource from the standard OTEL_* variables) and the `pg` instrumentation. `pg` is loaded
+ * through ESM by the storage, so the SDK's import hook is registered first.
+ */
+export function startOpenTelemetry(mountPath: string): Tracing {
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+  const sdk = new NodeSDK({
+    traceExporter: new OTLPTraceExporter(),
+    instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
+  });
+  sdk.start();
+  const tracer = trace.getTracer(TRACER);
+
+  const serverSpan: Tracing['serverSpan'] = (req, res, handle) => {
+    const parent = propagation.extract(context.active(), req.headers);
+    const method = req.method ?? 'GET';
+    const span = tracer.startSpan(
+      method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'http.request.method': method,
+          'url.path': (req.url ?? '/').split('?')[0] ?? '/',
+          'url.scheme': 'http',
+          'network.protocol.version': req.httpVersion,
+          'server.port': req.socket.localPort ?? 0,
+          'client.address': req.socket.remoteAddress ?? '',
+        },
+      },
+      parent,
+    );
+    res.once('close', () => endServerSpan(span, res));
+    context.with(trace.setSpan(parent, span), handle);
+  };
+
+  const aroundOperation: Tracing['aroundOperation'] = (event, run) => {
+    // The HTTP span takes the route the core matched: `GET /v1/pets/{petId}`.
+    const server = trace.getActiveSpan();
+    server?.setAttribute('http.route', `${mountPath}${event.route}`);
+    server?.updateName(`${event.method} ${mountPath}${event.route}`);
+    return tracer.startActiveSpan(
+      event.operationId,
+      {
+        attributes: {
+          'petstore.operation_id': event.operationId,
+          'http.route': event.route,
+          'petstore.request_id': event.requestId,
+        },
+      },
+      (span) => {
+        let result: ReturnType<typeof run>;
+        try {
+          result = run();
+        } catch (error) {
+          span.recordException(error as Error);
+          span.end();
+          throw error;
+        }
+        if (!(result instanceof Promise)) {
+          span.end();
+          return result;
+        }
+        return result.finally(() => span.end()) as typeof result;
+      },
+    );
+  };
+
+  return {
+    serverSpan,
+    aroundOperation,
+    logFields() {
+      const span = trace.getActiveSpan();
+      if (span === undefined) return {};
+      const { traceId, spanId } = span.spanContext();
+      return { trace_id: traceId, span_id: spanId };
+    },
+    shutdown: () => sdk.shutdown(),
+  };
+}
+
+function endServerSpan(span: Span, res: ServerResponse): void {
+  span.setAttribute('http.response.status_code', res.statusCode);
+  if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
