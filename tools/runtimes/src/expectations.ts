@@ -3,11 +3,16 @@ import { expect } from 'vitest';
 import type { RuntimeExpectations } from './suite.js';
 
 /** The 413 came as the Error body, or the runtime closed the connection before it reached the client. */
-function refusedOrClosed(outcome: PourOutcome): void {
+function answeredOrClosed(outcome: PourOutcome): void {
   expect([413, undefined]).toContain(outcome.status);
   if (outcome.status === 413) {
     expect(JSON.parse(outcome.body)).toMatchObject({ code: 'payload_too_large', status: 413 });
   }
+}
+
+/** The same, before the client could send the whole body. */
+function refusedOrClosed(outcome: PourOutcome): void {
+  answeredOrClosed(outcome);
   expect(outcome.sentBeforeResponse).toBeLessThan(POUR_TOTAL);
 }
 
@@ -28,8 +33,8 @@ export const RUNTIME_EXPECTATIONS: Readonly<
   deno: {
     oversizedBody: {
       reason:
-        'Deno reads about 4 MB of the body before it sends the answer, then closes the connection: a client still writing gets the 413, or a reset before it',
-      check: refusedOrClosed,
+        "Deno reads about 4 MB of the body before it sends the answer, then closes the connection: a client still writing gets the 413, or a reset before it; on a busy machine the rest of the 10 MiB fits in the sockets' buffers before the answer arrives",
+      check: answeredOrClosed,
     },
   },
   workerd: {
