@@ -59,20 +59,32 @@ export interface PgBouncerOptions {
   readonly bin: string;
   /** Connection string of the PostgreSQL server it pools; clients use its user and database. */
   readonly server: string;
+  /**
+   * A config file of your own instead of the test one (trust, every database), with `${LISTEN_PORT}`
+   * and `${AUTH_FILE}` filled in here; `authLines` are then the whole auth file.
+   */
+  readonly own?: { readonly template: string; readonly authLines: string };
+  /** Listen on this port (a restart keeps its address); default a free one. */
+  readonly port?: number;
 }
 
 const quoted = (text: string): string => `"${text.replaceAll('"', '""')}"`;
 
-export async function startPgBouncer({ bin, server }: PgBouncerOptions): Promise<PgBouncer> {
+export async function startPgBouncer({
+  bin,
+  server,
+  own,
+  port: wanted,
+}: PgBouncerOptions): Promise<PgBouncer> {
   const upstream = new URL(server);
   const user = decodeURIComponent(upstream.username) || 'postgres';
   const password = decodeURIComponent(upstream.password);
   const base = await mkdtemp(join(tmpdir(), 'petstore-pgbouncer-'));
   // The unprivileged user must be able to read its config (mkdtemp makes the dir 0700).
   await chmod(base, 0o755);
-  const port = await freePort();
+  const port = wanted ?? (await freePort());
   const authFile = join(base, 'userlist.txt');
-  const config = [
+  const testConfig = [
     '[databases]',
     `* = host=${upstream.hostname} port=${upstream.port || '5432'}`,
     '',
@@ -91,8 +103,15 @@ export async function startPgBouncer({ bin, server }: PgBouncerOptions): Promise
     // After the server comes back, reconnect within a second (default 15 s).
     'server_login_retry = 1',
   ].join('\n');
+  const config =
+    own === undefined
+      ? testConfig
+      : own.template
+          .replaceAll('${LISTEN_PORT}', String(port))
+          .replaceAll('${AUTH_FILE}', authFile);
   const configFile = join(base, 'pgbouncer.ini');
-  await writeFile(authFile, `${quoted(user)} ${quoted(password)}\n`, { mode: 0o644 });
+  const authLines = own?.authLines ?? `${quoted(user)} ${quoted(password)}\n`;
+  await writeFile(authFile, authLines, { mode: 0o644 });
   await writeFile(configFile, `${config}\n`, { mode: 0o644 });
 
   const runAs = serverUser();

@@ -1,0 +1,305 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { createPetStoreClient, PetStoreError } from '@petstore/client';
+import { findPgBouncer, freePort, type PgBouncer, startPgBouncer } from '@petstore/test-postgres';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import {
+  createTestDatabase,
+  killStartedApps,
+  type ListeningApp,
+  startListening,
+  type TcpProxy,
+  type TestDatabase,
+  tcpProxy,
+} from '../src/testing.js';
+
+// Several instances of the example apps behind HAProxy, over PgBouncer (SCRAM) in front of
+// PostgreSQL, all configured from deploy/, while clients make keyed creates with
+// @petstore/client and the schedule below kills, stops and restarts things. Target: no
+// acknowledged create lost or doubled, no row for a call reported failed, no answer but JSON,
+// at most 0.5% of calls failed. FLEET_SCALE stretches the schedule (1: about 40 s, for CI).
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const DEPLOY = join(ROOT, 'deploy');
+const SCALE = Number(process.env.FLEET_SCALE ?? 1);
+const KEY = 'fleet-key-0123456789abcdef';
+const CLIENTS = 8;
+
+const HAPROXY = ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy'].find((path) => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+});
+const bouncer = findPgBouncer();
+const missing =
+  HAPROXY === undefined
+    ? 'no haproxy binary (apt-get install haproxy)'
+    : 'missing' in bouncer
+      ? bouncer.missing
+      : undefined;
+if (missing !== undefined && process.env.CI === 'true') throw new Error(`fleet test: ${missing}`);
+
+const appDirs = ['express-app', 'hapi-app', 'express-app'].map((app) =>
+  join(ROOT, 'examples', app),
+);
+
+let haproxyLog = '';
+
+interface Fleet {
+  readonly db: TestDatabase;
+  readonly database: string;
+  readonly proxy: TcpProxy;
+  bouncer: PgBouncer;
+  readonly instances: ListeningApp[];
+  readonly haproxy: ChildProcess;
+  readonly url: string;
+  readonly dir: string;
+  /** What the instances connect to: PgBouncer, with the role's password. */
+  readonly databaseUrl: string;
+}
+
+async function startInstance(index: number, databaseUrl: string, port = 0): Promise<ListeningApp> {
+  return startListening(appDirs[index] ?? '', {
+    API_KEYS: KEY,
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    TRUSTED_PROXIES: '127.0.0.1',
+    SHUTDOWN_DELAY_MS: '1500',
+    PG_POOL_MAX: '5',
+    LOG_LEVEL: 'warn',
+  });
+}
+
+const waitFor = async (what: string, ok: () => Promise<boolean>, ms = 15_000) => {
+  const until = performance.now() + ms;
+  while (!(await ok().catch(() => false))) {
+    if (performance.now() > until) throw new Error(`fleet: ${what} not within ${ms} ms`);
+    await sleep(100);
+  }
+};
+
+async function startFleet(): Promise<Fleet> {
+  const db = await createTestDatabase(inject('postgresUrl'));
+  const database = new URL(db.url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: inject('postgresUrl') });
+  await admin.connect();
+  const role = `fleet_${database.slice(-8)}`;
+  const password = 'fleet-password-0123';
+  // SCRAM, as PostgreSQL stores it: PgBouncer checks clients against it and logs in with it.
+  await admin.query(`CREATE ROLE "${role}" LOGIN PASSWORD '${password}'`);
+  await admin.query(`ALTER DATABASE "${database}" OWNER TO "${role}"`);
+  const { rows } = await admin.query<{ secret: string }>(
+    'SELECT rolpassword AS secret FROM pg_authid WHERE rolname = $1',
+    [role],
+  );
+  await admin.end();
+  const secret = rows[0]?.secret ?? '';
+  expect(secret).toMatch(/^SCRAM-SHA-256\$/);
+
+  const server = new URL(inject('postgresUrl'));
+  // PostgreSQL "down" is this proxy cut: the shared test server keeps serving other tests.
+  const proxy = await tcpProxy({ host: server.hostname, port: Number(server.port) });
+  const template = readFileSync(join(DEPLOY, 'pgbouncer.ini'), 'utf8')
+    .replaceAll('${DATABASE}', database)
+    .replaceAll('${SERVER_HOST}', '127.0.0.1')
+    .replaceAll('${SERVER_PORT}', String(proxy.port));
+  const own = { template, authLines: `"${role}" "${secret}"\n` };
+  const startBouncer = (port?: number) =>
+    startPgBouncer({
+      bin: 'bin' in bouncer ? bouncer.bin : '',
+      server: `postgres://${role}:${password}@127.0.0.1:${proxy.port}/${database}`,
+      own,
+      ...(port === undefined ? {} : { port }),
+    });
+  const pgbouncer = await startBouncer();
+  const databaseUrl = `postgres://${role}:${password}@127.0.0.1:${pgbouncer.port}/${database}`;
+  const instances: ListeningApp[] = [];
+  for (let index = 0; index < appDirs.length; index++) {
+    instances.push(await startInstance(index, databaseUrl));
+  }
+
+  const dir = await mkdtemp(join(tmpdir(), 'petstore-fleet-'));
+  const listen = await freePort();
+  const config = readFileSync(join(DEPLOY, 'haproxy.cfg'), 'utf8')
+    .replaceAll('${DEPLOY_DIR}', DEPLOY)
+    .replaceAll('${LISTEN}', `127.0.0.1:${listen}`)
+    .replaceAll('${CHECK_INTERVAL}', '300ms')
+    .replaceAll(
+      '${SERVERS}',
+      instances
+        .map((app, n) => `    server app${n} 127.0.0.1:${new URL(app.origin).port} check`)
+        .join('\n'),
+    );
+  // HAProxy's request log on its stderr, printed with a failure.
+  const logged = config
+    .replace('global\n', 'global\n    log stderr format raw local0 info\n')
+    .replace('defaults\n', 'defaults\n    log global\n    option httplog\n');
+  await writeFile(join(dir, 'haproxy.cfg'), logged);
+  const haproxy = spawn(HAPROXY ?? '', ['-db', '-f', join(dir, 'haproxy.cfg')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  haproxy.stderr?.on('data', (chunk: Buffer) => {
+    if (haproxyLog.length < 200_000) haproxyLog += chunk.toString('utf8');
+  });
+  const url = `http://127.0.0.1:${listen}`;
+  await waitFor('HAProxy', async () => (await fetch(`${url}/readyz`)).status === 200);
+  const fleet = {
+    db,
+    database,
+    proxy,
+    bouncer: pgbouncer,
+    instances,
+    haproxy,
+    url,
+    dir,
+    databaseUrl,
+  };
+  return Object.assign(fleet, { restartBouncer: startBouncer });
+}
+
+type Outcome = { readonly name: string } & (
+  | { readonly ok: true; readonly id: number }
+  | { readonly ok: false; readonly code: string }
+);
+
+describe.skipIf(missing !== undefined)('a fleet behind HAProxy and PgBouncer', () => {
+  let fleet: (Fleet & { restartBouncer: (port?: number) => Promise<PgBouncer> }) | undefined;
+  afterAll(async () => {
+    killStartedApps();
+    if (fleet === undefined) return;
+    fleet.haproxy.kill('SIGKILL');
+    await fleet.bouncer.stop();
+    await fleet.proxy.close();
+    await fleet.db.drop();
+    await rm(fleet.dir, { recursive: true, force: true });
+  });
+
+  it(
+    'keyed creates through kill -9, SIGTERM, a PgBouncer restart and PostgreSQL down 5 s: none lost, none doubled, only JSON',
+    async () => {
+      fleet = (await startFleet()) as typeof fleet & object;
+      const f = fleet;
+      const at = (seconds: number) => seconds * 1000 * SCALE;
+      const outcomes: Outcome[] = [];
+      const unexpected: string[] = [];
+      const started = performance.now();
+      const end = started + at(36);
+      const client = createPetStoreClient({
+        baseUrl: `${f.url}/v1`,
+        apiKey: KEY,
+        retries: 15,
+        timeoutMs: 5_000,
+      });
+      const worker = async (w: number) => {
+        for (let n = 0; performance.now() < end; n++) {
+          const name = `w${w}-${n}`;
+          try {
+            const pet = await client.createPet({ name, categoryId: 1 });
+            outcomes.push({ name, ok: true, id: pet.id });
+          } catch (error) {
+            const code = error instanceof PetStoreError ? error.code : String(error);
+            if (process.env.FLEET_DEBUG)
+              console.log(name, error instanceof Error ? error.message : error);
+            if (code === 'unexpected_response') unexpected.push(name);
+            outcomes.push({ name, ok: false, code });
+          }
+        }
+      };
+      const events: string[] = [];
+      const note = (what: string) =>
+        events.push(`${((performance.now() - started) / 1000).toFixed(1)}s ${what}`);
+      const schedule = (async () => {
+        const { databaseUrl } = f;
+        const until = (seconds: number) =>
+          sleep(Math.max(0, started + at(seconds) - performance.now()));
+        await until(4);
+        const killed = f.instances[0] as ListeningApp;
+        killed.child.kill('SIGKILL');
+        note('kill -9 instance 0');
+        await until(7);
+        f.instances[0] = await startInstance(0, databaseUrl, Number(new URL(killed.origin).port));
+        note('instance 0 back');
+        await until(11);
+        const stopped = f.instances[1] as ListeningApp;
+        stopped.signal('SIGTERM');
+        note('SIGTERM instance 1');
+        expect(await stopped.exited).toBe(0);
+        await until(15);
+        f.instances[1] = await startInstance(1, databaseUrl, Number(new URL(stopped.origin).port));
+        note('instance 1 back');
+        await until(19);
+        await f.bouncer.stop();
+        note('PgBouncer stopped');
+        f.bouncer = await f.restartBouncer(f.bouncer.port);
+        note('PgBouncer back');
+        await until(24);
+        await f.proxy.cut();
+        note('PostgreSQL down');
+        await until(29);
+        await f.proxy.restore();
+        note('PostgreSQL back');
+      })();
+      await Promise.all([schedule, ...Array.from({ length: CLIENTS }, (_, w) => worker(w))]);
+
+      // What PostgreSQL holds, straight from the server (not through the fleet).
+      const check = new pg.Client({ connectionString: f.db.url });
+      check.on('error', () => undefined);
+      await check.connect();
+      const { rows } = await check.query<{ name: string; ids: string[] }>(
+        'SELECT name, array_agg(id::text) AS ids FROM petstore.pets GROUP BY name',
+      );
+      const stored = new Map(rows.map((row) => [row.name, row.ids.map(Number)]));
+      const acked = outcomes.filter((o): o is Outcome & { ok: true; id: number } => o.ok);
+      const failed = outcomes.filter((o): o is Outcome & { ok: false; code: string } => !o.ok);
+      const lost = acked.filter((o) => stored.get(o.name)?.[0] !== o.id);
+      const doubled = [...stored].filter(([, ids]) => ids.length > 1);
+      const storedForFailed = failed.filter((o) => stored.has(o.name));
+      const byCode: Record<string, number> = {};
+      for (const o of failed) byCode[o.code] = (byCode[o.code] ?? 0) + 1;
+      console.log(
+        `fleet (scale ${SCALE}): ${outcomes.length} calls, ${acked.length} acknowledged, ${lost.length} lost, ` +
+          `${doubled.length} doubled, ${failed.length} failed ${JSON.stringify(byCode)}, ` +
+          `${storedForFailed.length} stored for a failed call, ${unexpected.length} non-JSON answers\n  ${events.join('\n  ')}`,
+      );
+      if (process.env.FLEET_DEBUG) console.log(haproxyLog.split('\n').slice(0, 60).join('\n'));
+      for (const [n, app] of f.instances.entries()) {
+        const problems = app.logLines().filter((line) => Number(line.level) >= 50);
+        if (problems.length > 0)
+          console.log(`instance ${n}: ${JSON.stringify(problems.slice(0, 3))}`);
+      }
+      expect(acked.length).toBeGreaterThan(100);
+      expect(lost).toEqual([]);
+      expect(doubled).toEqual([]);
+      expect(storedForFailed).toEqual([]);
+      expect(unexpected).toEqual([]);
+      expect(failed.length).toBeLessThanOrEqual(outcomes.length * 0.005);
+
+      // The same key from 50 callers at once, spread over the instances: one pet.
+      const raceKey = `race-${Date.now()}`;
+      const race = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          client.createPet({ name: 'race', categoryId: 1 }, { idempotencyKey: raceKey }),
+        ),
+      );
+      const raced = await check.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM petstore.pets WHERE name = 'race'",
+      );
+      await check.end();
+      console.log(
+        `race: ${new Set(race.map((pet) => pet.id)).size} id for 50 callers, ${raced.rows[0]?.n} row`,
+      );
+      expect(new Set(race.map((pet) => pet.id)).size).toBe(1);
+      expect(raced.rows[0]?.n).toBe(1);
+    },
+    120_000 * SCALE,
+  );
+});
