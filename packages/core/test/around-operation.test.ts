@@ -28,11 +28,11 @@ describe('hooks.aroundOperation', () => {
             `start ${event.operationId} ${event.method} ${event.route} ${event.requestId}`,
           );
           const result = run();
-          return (
-            result instanceof Promise
-              ? result.finally(() => trail.push('end'))
-              : (trail.push('end'), result)
-          ) as typeof result;
+          if (result instanceof Promise) {
+            return result.finally(() => trail.push('end')) as typeof result;
+          }
+          trail.push('end');
+          return result;
         },
       },
     });

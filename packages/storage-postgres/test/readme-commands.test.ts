@@ -38,6 +38,6 @@ it('the migrate command the README gives for a clone works as shown, from the re
     env: { ...process.env, TEST_DATABASE_URL: postgresUrl() },
   });
   expect(stdout).toContain(shown.replace('"petstore"', `"${schema}"`));
-  const { rows } = await admin.query('SELECT count(*)::int AS pets FROM ' + `"${schema}".pets`);
+  const { rows } = await admin.query(`SELECT count(*)::int AS pets FROM "${schema}".pets`);
   expect(rows).toEqual([{ pets: 0 }]);
 }, 120_000);

@@ -1,4 +1,4 @@
-export { findPgBouncer, type PgBouncer, startPgBouncer } from './pgbouncer.js';
+export { fillTemplate, findPgBouncer, type PgBouncer, startPgBouncer } from './pgbouncer.js';
 export {
   freePort,
   type PostgresServer,

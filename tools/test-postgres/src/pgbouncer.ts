@@ -60,12 +60,28 @@ export interface PgBouncerOptions {
   /** Connection string of the PostgreSQL server it pools; clients use its user and database. */
   readonly server: string;
   /**
-   * A config file of your own instead of the test one (trust, every database), with `${LISTEN_PORT}`
-   * and `${AUTH_FILE}` filled in here; `authLines` are then the whole auth file.
+   * A config file of your own instead of the test one (trust, every database): its placeholders
+   * filled from `values`, and LISTEN_PORT and AUTH_FILE here; `authLines` are the auth file.
    */
-  readonly own?: { readonly template: string; readonly authLines: string };
+  readonly own?: {
+    readonly template: string;
+    readonly values: Readonly<Record<string, string>>;
+    readonly authLines: string;
+  };
   /** Listen on this port (a restart keeps its address); default a free one. */
   readonly port?: number;
+}
+
+/**
+ * A config template with its `${NAME}` placeholders filled in; any left unfilled is an error,
+ * so a template and its caller cannot drift apart silently.
+ */
+export function fillTemplate(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(/\$\{(\w+)\}/g, (placeholder, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`no value for ${placeholder}`);
+    return value;
+  });
 }
 
 const quoted = (text: string): string => `"${text.replaceAll('"', '""')}"`;
@@ -106,9 +122,11 @@ export async function startPgBouncer({
   const config =
     own === undefined
       ? testConfig
-      : own.template
-          .replaceAll('${LISTEN_PORT}', String(port))
-          .replaceAll('${AUTH_FILE}', authFile);
+      : fillTemplate(own.template, {
+          ...own.values,
+          LISTEN_PORT: String(port),
+          AUTH_FILE: authFile,
+        });
   const configFile = join(base, 'pgbouncer.ini');
   const authLines = own?.authLines ?? `${quoted(user)} ${quoted(password)}\n`;
   await writeFile(authFile, authLines, { mode: 0o644 });
