@@ -32,3 +32,19 @@ export function figures(runs: readonly MeasuredRun[]): RunFigures {
     medianMachineCpuMicros: medianOf(machineCpu),
   };
 }
+
+/** Ours against the bare side of one comparison: the figures and their ratios. */
+export function compared(bareRuns: readonly MeasuredRun[], oursRuns: readonly MeasuredRun[]) {
+  const bare = figures(bareRuns);
+  const ours = figures(oursRuns);
+  return {
+    bare,
+    ours,
+    throughputRatio: ours.medianRps / bare.medianRps,
+    p99Ratio: ours.medianP99Ms / bare.medianP99Ms,
+    serverCpuRatio:
+      ours.medianServerCpuMicros === null || bare.medianServerCpuMicros === null
+        ? null
+        : ours.medianServerCpuMicros / bare.medianServerCpuMicros,
+  };
+}

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench`: every measurement of issue 7, side by side in one run, with
+ * `pnpm bench`: every measurement of the bench, side by side in one run, with
  * progress on stderr; writes bench/RESULTS.md and bench/results.json.
  * `--smoke`: the same code paths in seconds, written to a temp dir (or `--out`).
  * `--no-postgres`: skip the PostgreSQL parts (said so in the results).

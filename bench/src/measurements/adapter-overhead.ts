@@ -6,7 +6,7 @@ import { AUTHORIZATION, CREATE_BODY, CREATE_PATH, LIST_PATH } from '../fixtures.
 import { type LoadResult, type LoadSpec, load } from '../load.js';
 import type { Progress } from '../progress.js';
 import type { AdapterOverhead, Framework } from '../results.js';
-import { figures, type MeasuredRun } from '../run-figures.js';
+import { compared, type MeasuredRun } from '../run-figures.js';
 import type { ServerSpec } from '../servers/entry.js';
 import { expectStatus, probe } from './http-probe.js';
 
@@ -172,21 +172,12 @@ export async function measureAdapterOverhead(
             progress.log(`adapter overhead: ${what}: ${describe(result, run.cpu.process)}`);
           }
         }
-        const bareFigures = figures(runs.bare);
-        const oursFigures = figures(runs.ours);
         results.push({
           framework,
           operation,
           connections,
           secondsPerRun,
-          bare: bareFigures,
-          ours: oursFigures,
-          throughputRatio: oursFigures.medianRps / bareFigures.medianRps,
-          p99Ratio: oursFigures.medianP99Ms / bareFigures.medianP99Ms,
-          serverCpuRatio:
-            oursFigures.medianServerCpuMicros === null || bareFigures.medianServerCpuMicros === null
-              ? null
-              : oursFigures.medianServerCpuMicros / bareFigures.medianServerCpuMicros,
+          ...compared(runs.bare, runs.ours),
         });
       }
     } finally {

@@ -6,7 +6,7 @@ import { load } from '../load.js';
 import { benchSchema, seedPostgres } from '../postgres-seed.js';
 import type { Progress } from '../progress.js';
 import type { PostgresPath, PostgresRow, PostgresVsBare, PostgresWorkload } from '../results.js';
-import { figures, type MeasuredRun } from '../run-figures.js';
+import { compared, type MeasuredRun } from '../run-figures.js';
 import { checked, describe, requestSpec, startServer } from './adapter-overhead.js';
 
 /** The pets each schema starts with, so the list reads a full page and a next link. */
@@ -66,20 +66,7 @@ async function measureWorkload(
       );
     }
   }
-  const bare = figures(runs.bare);
-  const ours = figures(runs.ours);
-  return {
-    path,
-    workload,
-    bare,
-    ours,
-    throughputRatio: ours.medianRps / bare.medianRps,
-    p99Ratio: ours.medianP99Ms / bare.medianP99Ms,
-    serverCpuRatio:
-      ours.medianServerCpuMicros === null || bare.medianServerCpuMicros === null
-        ? null
-        : ours.medianServerCpuMicros / bare.medianServerCpuMicros,
-  };
+  return { path, workload, ...compared(runs.bare, runs.ours) };
 }
 
 /**

@@ -21,7 +21,7 @@ export interface AppConfig extends OperationSettings {
   readonly metrics: boolean;
   /** The API reference at `GET /docs` served (DOCS=on, the default) or not (DOCS=off). */
   readonly docs: boolean;
-  // --- connection limits and servers (issue 10): see `readServingSettings` below ---
+  // --- connection limits and servers: see `readServingSettings` below ---
   /** Longest time from a connection's first byte of a request to its last header. */
   readonly headersTimeoutMs: number;
   /** Longest time to receive a whole request, headers and body. */
@@ -183,7 +183,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
   };
 }
 
-// --- connection limits and servers (issue 10) ---
+// --- connection limits and servers ---
 
 export const SERVING_DEFAULTS = {
   HEADERS_TIMEOUT_MS: 10_000,

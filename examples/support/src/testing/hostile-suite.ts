@@ -32,7 +32,7 @@ async function createWorks(origin: string, key: string): Promise<void> {
 }
 
 /**
- * What no client may do to either app (issue 10): crash it, get an answer that is not the Error
+ * What no client may do to either app: crash it, get an answer that is not the Error
  * body, or hold a connection past the configured limits. Run against one app as a real process.
  */
 export function describeHostileTraffic({ name, appDir }: HostileSuiteOptions): void {

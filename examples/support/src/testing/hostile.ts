@@ -13,7 +13,7 @@ const multipartGzip = (line: string, encoding: string): string =>
   `${line}\r\nHost: t\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Encoding: ${encoding}\r\nContent-Length: 5\r\n\r\nhello`;
 
 /**
- * What once crashed the hapi app or got a framework's own answer (issue 10), and what Node's
+ * What once crashed the hapi app or got a framework's own answer, and what Node's
  * parser refuses: each with the answer both apps now give.
  */
 export const HOSTILE_REQUESTS: readonly HostileRequest[] = [
