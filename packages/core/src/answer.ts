@@ -3,7 +3,7 @@ import type { HandlerResult, RequestContext } from './context.js';
 import { type ApiError, apiError, errorResponse, isApiError, JSON_CONTENT_TYPE } from './errors.js';
 import { callHook, type HookSite } from './hooks.js';
 import type { PetStoreResponse } from './http.js';
-import type { ResponseEvent } from './options.js';
+import type { ResponseEvent } from './hooks.js';
 import { isStorageUnavailable } from './storage.js';
 
 /** nginx's "client closed request": what logs show for a request nobody was left to answer. */

@@ -1,4 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { type ApiKey, digest, type ListedKey, listKeys, scopeOf } from './api-keys.js';
+import { bearerToken, unauthorized } from './bearer.js';
 import { type ApiError, apiError } from './errors.js';
 import type { RequestHeaders } from './http.js';
 import { VerifiedHeaders } from './verified-headers.js';
@@ -15,8 +17,6 @@ export interface Principal {
   readonly derivedFromKey?: true;
 }
 
-/** An accepted API key: the key alone, or with the id of whoever holds it. */
-export type ApiKey = string | { readonly id: string; readonly key: string };
 
 /**
  * Your own key check: `true` accepts (Idempotency-Keys are then scoped by a
@@ -39,45 +39,6 @@ export type Authenticate = (
 
 export const DEFAULT_VERIFY_TIMEOUT_MS = 5000;
 
-/** The shortest API key `apiKeys` takes, in characters. */
-export const MIN_KEY_LENGTH = 16;
-
-const REALM = 'Bearer realm="petstore"';
-
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
-
-const firstHeader = (value: string | readonly string[] | undefined): string | undefined =>
-  typeof value === 'string' ? value : value?.[0];
-
-/** Only characters from `!` to `~` from `start` on: then there is nothing to trim or split. */
-function isVisibleAscii(text: string, start: number): boolean {
-  for (let i = start; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x21 || code > 0x7e) return false;
-  }
-  return true;
-}
-
-/** The bearer token, `undefined` when none was sent in the Bearer scheme. */
-export function bearerToken(headers: RequestHeaders): string | undefined {
-  const header = firstHeader(headers.authorization);
-  if (header === undefined) return undefined;
-  // The usual form, `Bearer <token>` with nothing to trim, without the regular expression.
-  if (header.startsWith('Bearer ') && header.length > 7 && isVisibleAscii(header, 7)) {
-    return header.slice(7);
-  }
-  const match = /^\s*(\S+)(?:\s+(.*))?$/.exec(header);
-  if (match?.[1]?.toLowerCase() !== 'bearer') return undefined;
-  const token = match[2]?.trim();
-  return token === undefined || token === '' ? undefined : token;
-}
-
-export const unauthorized = (tokenSent: boolean): ApiError =>
-  apiError(
-    'unauthorized',
-    tokenSent ? 'The API key is not valid.' : 'Send your API key as "Authorization: Bearer <key>".',
-    { headers: { 'www-authenticate': tokenSent ? `${REALM}, error="invalid_token"` : REALM } },
-  );
 
 const unavailable = (cause: unknown): AuthUnavailable => ({
   kind: 'auth_unavailable',
@@ -91,43 +52,6 @@ const unavailable = (cause: unknown): AuthUnavailable => ({
 
 export const isAuthUnavailable = (value: unknown): value is AuthUnavailable =>
   (value as { kind?: unknown } | undefined)?.kind === 'auth_unavailable';
-
-interface ListedKey {
-  readonly digest: Buffer;
-  /** The principal's scope, or undefined: then the token's digest is. */
-  readonly scope: string | undefined;
-}
-
-const scopeOf = (id: string): string => `id:${id}`;
-
-function listKeys(apiKeys: readonly ApiKey[]): ListedKey[] {
-  if (apiKeys.length === 0) throw new TypeError('`apiKeys` must be a non-empty list');
-  const seen = new Map<string, string | undefined>();
-  return apiKeys.map((entry, index) => {
-    const key = typeof entry === 'string' ? entry : entry?.key;
-    const id = typeof entry === 'string' ? undefined : entry?.id;
-    if (typeof key !== 'string' || key === '') {
-      throw new TypeError(
-        `\`apiKeys\` entry ${index + 1} must be a non-empty string or { id, key }`,
-      );
-    }
-    if (typeof entry !== 'string' && (typeof id !== 'string' || id === '')) {
-      throw new TypeError(`\`apiKeys\` entry ${index + 1} needs a non-empty string \`id\``);
-    }
-    // A short key can be guessed, or recovered from anything derived from it.
-    if ([...key].length < MIN_KEY_LENGTH) {
-      throw new TypeError(
-        `\`apiKeys\` entry ${index + 1} is ${[...key].length} characters long; keys must have at least ${MIN_KEY_LENGTH} (a random one: node -e "console.log(crypto.randomBytes(24).toString('base64url'))")`,
-      );
-    }
-    // One key for two principals would make its idempotency scope a guess.
-    if (seen.has(key) && seen.get(key) !== id) {
-      throw new TypeError(`\`apiKeys\` entry ${index + 1} repeats a key under another id`);
-    }
-    seen.set(key, id);
-    return { digest: digest(key), scope: id === undefined ? undefined : scopeOf(id) };
-  });
-}
 
 /** Settles with what `verify` said, or with `unavailable` when it threw, rejected or took too long. */
 function runVerify(

@@ -1,22 +1,12 @@
 import { type ApiError, apiError } from './errors.js';
 import { findRoundedNumbers } from './exact-numbers.js';
+import { firstHeader, isJsonContentType } from './header-values.js';
 import type { RequestBody, RequestHeaders } from './http.js';
 
 const tooLarge = (maxBytes: number): ApiError =>
   apiError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
 
 const malformed = (message: string): ApiError => apiError('malformed_json', message);
-
-const headerValue = (value: string | readonly string[] | undefined): string | undefined =>
-  typeof value === 'string' ? value : value?.[0];
-
-/** `application/json` with any parameters (charset and the like), case-insensitive. */
-export function isJsonContentType(headers: RequestHeaders): boolean {
-  const value = headerValue(headers['content-type']);
-  // The usual spellings first, without splitting and copying.
-  if (value === 'application/json' || value === 'application/json; charset=utf-8') return true;
-  return value?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
-}
 
 const isParsed = (
   body: object,
@@ -119,14 +109,14 @@ export function readJsonBody(
     return apiError('unsupported_media_type', 'Send the body as application/json.');
   }
   // RFC 7694: a content coding we do not decode is a 415, before any byte is read.
-  const encoding = headerValue(headers['content-encoding'])?.trim().toLowerCase();
+  const encoding = firstHeader(headers['content-encoding'])?.trim().toLowerCase();
   if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
     return apiError(
       'unsupported_media_type',
       `Content-Encoding ${encoding} is not supported; send the body uncompressed.`,
     );
   }
-  const declared = Number(headerValue(headers['content-length']));
+  const declared = Number(firstHeader(headers['content-length']));
   if (declared > maxBytes) return tooLarge(maxBytes);
 
   if (body === undefined) return malformed('The request body is empty; send a JSON object.');

@@ -2,7 +2,7 @@ import { type AuthUnavailable, isAuthUnavailable, type Principal } from './auth.
 import type { HandlerResult, RequestContext } from './context.js';
 import { type ApiError, apiError, isApiError } from './errors.js';
 import { callHook } from './hooks.js';
-import type { OperationSpec } from './operations.js';
+import type { OperationSpec } from './operation-spec.js';
 import { parseRawQuery } from './query.js';
 import { readParams } from './read-params.js';
 import type { Match } from './router.js';

@@ -1,5 +1,6 @@
 export { CLIENT_CLOSED_REQUEST } from './answer.js';
-export type { ApiKey, Verify } from './auth.js';
+export type { ApiKey } from './api-keys.js';
+export type { Verify } from './auth.js';
 export { createPetStore } from './create-pet-store.js';
 export { renamedOption } from './deprecated-options.js';
 export type { ApiError, ErrorCode, ErrorDetail } from './errors.js';
@@ -14,13 +15,15 @@ export type {
 } from './http.js';
 export type {
   DeprecatedCallEvent,
-  DeprecationOptions,
   ErrorEvent,
-  IdempotencyOptions,
   OperationEvent,
   PetStoreHooks,
-  PetStoreOptions,
   ResponseEvent,
+} from './hooks.js';
+export type {
+  DeprecationOptions,
+  IdempotencyOptions,
+  PetStoreOptions,
   ServerEntry,
 } from './options.js';
 export { belowMount, checkPath, parsePath, readTarget } from './paths.js';

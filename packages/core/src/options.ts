@@ -1,4 +1,6 @@
-import type { ApiKey, Verify } from './auth.js';
+import type { ApiKey } from './api-keys.js';
+import type { Verify } from './auth.js';
+import type { PetStoreHooks } from './hooks.js';
 import { renamedOption } from './deprecated-options.js';
 import { checkPath } from './paths.js';
 import type { PetStatus } from './schemas.js';
@@ -15,64 +17,6 @@ export interface DeprecationOptions {
   readonly deprecatedAt?: Date | undefined;
   /** When getPet goes away (the `Sunset` header). Default 2030-12-05T00:00:00Z. */
   readonly sunsetAt?: Date | undefined;
-}
-
-export interface ResponseEvent {
-  readonly method: string;
-  /** Route template (`/pets/{petId}`), undefined when no route matched. */
-  readonly route: string | undefined;
-  readonly operationId: string | undefined;
-  readonly status: number;
-  readonly durationMs: number;
-  readonly requestId: string;
-  /**
-   * Present when the client went away while its body was read: nothing was
-   * answered (`status` is 499, nginx's "client closed request") and it is
-   * not an error of yours or ours, so log it at info level.
-   */
-  readonly aborted?: true;
-}
-
-export interface DeprecatedCallEvent {
-  readonly operationId: string;
-  readonly method: string;
-  readonly route: string;
-  readonly requestId: string;
-  readonly sunsetAt: Date;
-}
-
-export interface ErrorEvent {
-  /**
-   * What was thrown. The client saw only `internal_error`, or
-   * `service_unavailable` when it was `verify` that failed or timed out.
-   */
-  readonly error: unknown;
-  readonly method: string;
-  readonly route: string | undefined;
-  readonly requestId: string;
-}
-
-/** The core prints nothing: hosts log, count and trace through these. A throwing hook is reported to `onError` and otherwise ignored. */
-/** An operation about to run: what `aroundOperation` is told. */
-export interface OperationEvent {
-  readonly operationId: string;
-  readonly method: string;
-  /** Route template (`/pets/{petId}`). */
-  readonly route: string;
-  readonly requestId: string;
-}
-
-export interface PetStoreHooks {
-  /**
-   * Wraps each operation (parameters, handler, storage calls): call `run` once and return what
-   * it returns, a value or a promise. For a tracing span around the operation (active while the
-   * storage runs, so its own spans nest beneath it), or a timer. A hook that throws before
-   * calling `run` is reported to `onError` and the operation runs without it.
-   */
-  readonly aroundOperation?: (<T>(event: OperationEvent, run: () => T) => T) | undefined;
-  readonly onResponse?: ((event: ResponseEvent) => void) | undefined;
-  readonly onDeprecatedCall?: ((event: DeprecatedCallEvent) => void) | undefined;
-  readonly onError?: ((event: ErrorEvent) => void) | undefined;
 }
 
 export interface IdempotencyOptions {

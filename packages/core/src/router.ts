@@ -1,4 +1,4 @@
-import type { OperationSpec } from './operations.js';
+import type { OperationSpec } from './operation-spec.js';
 
 export interface Route {
   /** OpenAPI-style template, for hooks and logs: `/pets/{petId}`. */

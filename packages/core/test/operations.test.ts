@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPetStore } from '../src/index.js';
-import { OPERATIONS, type OperationSpec } from '../src/operations.js';
+import type { OperationSpec } from '../src/operation-spec.js';
+import { OPERATIONS } from '../src/operations.js';
 import { compileRouter } from '../src/router.js';
 import { arrayStorage } from './support/array-storage.js';
 
