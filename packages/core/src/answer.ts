@@ -1,9 +1,9 @@
 import { ClientAbortedError } from './body.js';
 import type { HandlerResult, RequestContext } from './context.js';
 import { type ApiError, apiError, errorResponse, isApiError, JSON_CONTENT_TYPE } from './errors.js';
+import type { ResponseEvent } from './hooks.js';
 import { callHook, type HookSite } from './hooks.js';
 import type { PetStoreResponse } from './http.js';
-import type { ResponseEvent } from './hooks.js';
 import { isStorageUnavailable } from './storage.js';
 
 /** nginx's "client closed request": what logs show for a request nobody was left to answer. */

@@ -17,7 +17,6 @@ export interface Principal {
   readonly derivedFromKey?: true;
 }
 
-
 /**
  * Your own key check: `true` accepts (Idempotency-Keys are then scoped by a
  * digest of the token), a non-empty string accepts and names the principal
@@ -38,7 +37,6 @@ export type Authenticate = (
 ) => Principal | ApiError | AuthUnavailable | Promise<Principal | ApiError | AuthUnavailable>;
 
 export const DEFAULT_VERIFY_TIMEOUT_MS = 5000;
-
 
 const unavailable = (cause: unknown): AuthUnavailable => ({
   kind: 'auth_unavailable',

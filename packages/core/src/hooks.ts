@@ -61,8 +61,6 @@ export interface PetStoreHooks {
   readonly onError?: ((event: ErrorEvent) => void) | undefined;
 }
 
-
-
 /** Where a hook was called from, so a throwing hook is reported with its request. */
 export interface HookSite {
   readonly method: string;

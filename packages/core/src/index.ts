@@ -6,6 +6,13 @@ export { renamedOption } from './deprecated-options.js';
 export type { ApiError, ErrorCode, ErrorDetail } from './errors.js';
 export { errorResponse } from './errors.js';
 export type {
+  DeprecatedCallEvent,
+  ErrorEvent,
+  OperationEvent,
+  PetStoreHooks,
+  ResponseEvent,
+} from './hooks.js';
+export type {
   ParsedBody,
   PetStoreRequest,
   PetStoreResponse,
@@ -13,13 +20,6 @@ export type {
   RequestHeaders,
   UnreadableBody,
 } from './http.js';
-export type {
-  DeprecatedCallEvent,
-  ErrorEvent,
-  OperationEvent,
-  PetStoreHooks,
-  ResponseEvent,
-} from './hooks.js';
 export type {
   DeprecationOptions,
   IdempotencyOptions,

@@ -1,5 +1,5 @@
 import { errorResponses, response } from './openapi-responses.js';
-import { componentSchemas, type Json, paramSchema, ref } from './openapi-schemas.js';
+import { componentSchemas, type Json, json, paramSchema, ref } from './openapi-schemas.js';
 import type { OperationSpec } from './operation-spec.js';
 import type { ResolvedOptions } from './options.js';
 import type { AnyParameter } from './params.js';

@@ -1,7 +1,7 @@
 import type { ApiKey } from './api-keys.js';
 import type { Verify } from './auth.js';
-import type { PetStoreHooks } from './hooks.js';
 import { renamedOption } from './deprecated-options.js';
+import type { PetStoreHooks } from './hooks.js';
 import { checkPath } from './paths.js';
 import type { PetStatus } from './schemas.js';
 import type { ScopeOptions } from './scope.js';
