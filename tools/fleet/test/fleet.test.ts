@@ -7,6 +7,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createPetStoreClient, PetStoreError } from '@petstore/client';
 import {
+  createTestDatabase,
+  killStartedApps,
+  type ListeningApp,
+  startListening,
+  type TcpProxy,
+  type TestDatabase,
+  tcpProxy,
+} from '@petstore/example-support/testing';
+import {
   fillTemplate,
   findPgBouncer,
   freePort,
@@ -15,15 +24,6 @@ import {
 } from '@petstore/test-postgres';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import {
-  createTestDatabase,
-  killStartedApps,
-  type ListeningApp,
-  startListening,
-  type TcpProxy,
-  type TestDatabase,
-  tcpProxy,
-} from '../src/testing.js';
 
 // Several instances of the example apps behind HAProxy, over PgBouncer (SCRAM) in front of
 // PostgreSQL, all configured from deploy/, while clients make keyed creates with
