@@ -2,7 +2,6 @@ import { StorageUnavailableError } from '@petstore/core';
 import type { Pool, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { inlineParameters, statementTimeout } from './inline-sql.js';
 import { int8Types } from './int8.js';
-import { lease } from './lease.js';
 import type { ResolvedTimeouts } from './options.js';
 import { isStaleConnection, toStorageError } from './unavailable.js';
 
@@ -26,10 +25,7 @@ const GRACE_MILLIS = 1000;
 // out before its error event has been processed costs one attempt.
 const STALE_RETRIES = 3;
 
-/** One simple-protocol message of several statements: pg answers one result per statement. */
-export type Send = (message: string) => Promise<QueryResult[]>;
-
-/** Reads, writes and transactions, each under the server's statement timeout, with error mapping. */
+/** Reads and writes, each under the server's statement timeout, with error mapping. */
 export interface Executor {
   /**
    * A statement that changes nothing, sent with its timeout as one simple-protocol message (one
@@ -43,12 +39,6 @@ export interface Executor {
    * whether a write that failed mid-flight committed is unknown.
    */
   write<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
-  /**
-   * Several messages on one connection, for a transaction the body opens with `begin` (BEGIN and
-   * the timeout, to be followed by its own statements in the same message) and ends with COMMIT
-   * in its last message. On any failure the transaction is rolled back before the call rejects.
-   */
-  conversation<T>(body: (send: Send, begin: string) => Promise<T>): Promise<T>;
 }
 
 export function createExecutor(
@@ -59,19 +49,11 @@ export function createExecutor(
   const { connectionTimeoutMillis, queryTimeoutMillis, retryAfterSeconds } = timeouts;
   const unavailable = (message: string): StorageUnavailableError =>
     new StorageUnavailableError(message, { retryAfterSeconds });
-  const config = (text: string, values: unknown[]): TimedQueryConfig => ({
-    text,
-    values,
-    types: int8Types,
-    query_timeout: queryTimeoutMillis + GRACE_MILLIS,
-  });
   const ensureOpen = (): void => {
     if (isClosed()) throw unavailable('storage is closed');
   };
 
   const timeoutSql = statementTimeout(queryTimeoutMillis);
-  // BEGIN and the timeout open a conversation's first message: no round trip of their own.
-  const beginSql = `BEGIN; ${timeoutSql}`;
 
   async function simple<Row extends QueryResultRow>(
     text: string,
@@ -109,51 +91,6 @@ export function createExecutor(
   return {
     read: (text, values) => simple(text, values, true),
     write: (text, values) => simple(text, values, false),
-
-    async conversation<T>(body: (send: Send, begin: string) => Promise<T>): Promise<T> {
-      ensureOpen();
-      const held = await lease(pool, connectionTimeoutMillis + GRACE_MILLIS).catch(
-        (error: unknown) => {
-          throw toStorageError(error, retryAfterSeconds);
-        },
-      );
-      const { client, release } = held;
-      // Past this, drop the connection: its running statement fails and the body rejects.
-      // With the checkout bound above, the whole call stays within the same bound as a read.
-      const timer = setTimeout(
-        () => release(unavailable('transaction did not finish in time')),
-        queryTimeoutMillis + GRACE_MILLIS,
-      );
-      timer.unref();
-      const send: Send = (message) =>
-        client.query({
-          text: message,
-          types: int8Types,
-          query_timeout: queryTimeoutMillis + GRACE_MILLIS,
-        } as TimedQueryConfig) as unknown as Promise<QueryResult[]>;
-      try {
-        const result = await body(send, beginSql);
-        release();
-        return result;
-      } catch (error) {
-        // Roll back before answering, so the transaction's locks (the idempotency claim's
-        // advisory lock among them) are gone when the caller retries. Dropping the connection
-        // would free them too, but only once the server notices. A connection that cannot roll
-        // back in time is dropped. (ROLLBACK outside a transaction is only a warning.)
-        const rolledBack =
-          !held.released &&
-          (await withDeadline(client.query(config('ROLLBACK', [])), GRACE_MILLIS, () =>
-            unavailable('ROLLBACK did not finish in time'),
-          ).then(
-            () => true,
-            () => false,
-          ));
-        release(rolledBack ? undefined : error instanceof Error ? error : new Error(String(error)));
-        throw toStorageError(error, retryAfterSeconds);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
   };
 }
 

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IdempotencyClaim, IdempotentCreateResult, PetInput } from '@petstore/core';
-import type { Send } from './executor.js';
-import { inlineParameters } from './inline-sql.js';
-import { type ClaimRow, type PetRow, petValues, type Queries, toPet } from './queries.js';
+import type { Executor } from './executor.js';
+import { type ClaimRow, type CreateOnceRow, petValues, type Queries, toPet } from './queries.js';
 
 /**
  * A 64-bit advisory lock key per (schema, scope, key), as a decimal string for `::bigint`.
@@ -15,34 +14,28 @@ const claimLockKey = (quotedSchema: string, claim: IdempotencyClaim): string =>
     .readBigInt64BE(0)
     .toString();
 
-/** The answer a live claim gives, if there is one. */
-function answerOf(
-  row: ClaimRow | undefined,
-  claim: IdempotencyClaim,
-): IdempotentCreateResult | undefined {
-  if (row?.live !== true) return undefined;
-  return row.fingerprint === claim.fingerprint
+/** The answer a found claim gives: its pet again, or a mismatch of bodies. */
+const answerOf = (row: ClaimRow, claim: IdempotencyClaim): IdempotentCreateResult =>
+  row.fingerprint === claim.fingerprint
     ? { kind: 'replayed', pet: toPet(row) }
     : { kind: 'fingerprint_mismatch' };
-}
 
 /**
- * The idempotent create, in two messages on one connection. Concurrency is settled by
- * PostgreSQL, across processes: the claim's transaction-scoped advisory lock is held until
- * COMMIT, so a second request with the same key either finds it taken (`in_flight`, without
- * waiting) or, once the first has committed, finds its claim (`replayed` or
- * `fingerprint_mismatch`).
+ * The idempotent create, in one statement (one round trip, one implicit transaction, under the
+ * statement timeout like every write). Concurrency is settled by PostgreSQL, across processes:
  *
- * The first message opens the transaction, looks the claim up, tries the lock and looks again:
- * a stored claim answers even when a concurrent replay holds the lock (so replays of a finished
- * create never see 409), and the second look, a statement of its own and so a fresh snapshot
- * under READ COMMITTED, sees a claim its holder committed just before the lock was taken. The
- * second message either stores the pet and its claim in one statement and commits, or ends
- * the transaction.
+ * - The statement takes the claim's transaction-scoped advisory lock without waiting; a second
+ *   request with the same key while the first runs finds it taken: `in_flight`.
+ * - A live claim the statement sees answers, lock or no lock (so replays of a finished create
+ *   never see `in_flight`).
+ * - Otherwise it writes the claim and, only where the claim was written, the pet, with an id
+ *   drawn for it: both or neither. A live claim is never overwritten (`ON CONFLICT ... WHERE`
+ *   expired), so a claim committed after this statement's snapshot but before its lock was
+ *   taken is not lost: the statement then creates nothing and answers `raced`, and a second
+ *   statement, with a fresh snapshot, reads that claim.
  */
 export async function createPetIdempotently(
-  send: Send,
-  begin: string,
+  run: Executor,
   queries: Queries,
   quotedSchema: string,
   input: PetInput,
@@ -50,28 +43,30 @@ export async function createPetIdempotently(
 ): Promise<IdempotentCreateResult> {
   // Claims under the principal's older scopes count too (see IdempotencyClaim.alsoScopes).
   const scopes = [claim.scope, ...(claim.alsoScopes ?? [])];
-  const lookup = inlineParameters(queries.selectClaim(scopes.length), [claim.key, ...scopes]);
-  const lock = inlineParameters(queries.tryClaimLock, [claimLockKey(quotedSchema, claim)]);
-  const results = await send(`${begin}; ${lookup}; ${lock}; ${lookup}`);
-  const [before, locked, after] = results.slice(-3).map((result) => result.rows);
-  const answer =
-    answerOf(before?.[0] as ClaimRow | undefined, claim) ??
-    ((locked?.[0] as { locked?: boolean } | undefined)?.locked === true
-      ? answerOf(after?.[0] as ClaimRow | undefined, claim)
-      : { kind: 'in_flight' as const });
-  if (answer !== undefined) {
-    await send('COMMIT');
-    return answer;
-  }
-  const insert = inlineParameters(queries.insertPetWithClaim, [
+  const [row] = await run.write<CreateOnceRow>(queries.createPetOnce(scopes.length), [
     ...petValues(input),
     claim.scope,
     claim.key,
     claim.fingerprint,
     Math.max(0, Math.round(claim.retentionMs)),
+    claimLockKey(quotedSchema, claim),
+    ...scopes,
   ]);
-  const stored = await send(`${insert}; COMMIT`);
-  const row = stored.at(-2)?.rows[0] as PetRow | undefined;
-  if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
-  return { kind: 'created', pet: toPet(row) };
+  switch (row?.outcome) {
+    case 'created':
+      return { kind: 'created', pet: toPet(row) };
+    case 'found':
+      return answerOf(row, claim);
+    case 'in_flight':
+      return { kind: 'in_flight' };
+    case 'raced': {
+      const [found] = await run.read<ClaimRow>(queries.selectClaim(scopes.length), [
+        claim.key,
+        ...scopes,
+      ]);
+      return found?.live === true ? answerOf(found, claim) : { kind: 'in_flight' };
+    }
+    default:
+      throw new Error('the keyed create answered no outcome');
+  }
 }

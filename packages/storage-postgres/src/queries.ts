@@ -28,12 +28,14 @@ export interface Queries {
    */
   selectClaim(scopes: number): string;
   /**
-   * The pet (`$1`-`$3` as insertPet) and its claim (`$4` scope, `$5` key, `$6` fingerprint,
-   * `$7` retention in ms) in one statement; answers the pet.
+   * The keyed create in one statement (see idempotent-create.ts and the function it calls,
+   * migrations/003_create_pet_once.sql): `$1`-`$3` as insertPet, `$4`
+   * the scope to write, `$5` key, `$6` fingerprint, `$7` retention in ms, `$8` the claim's
+   * advisory lock key (decimal text), then `scopes` scopes to read from `$9`. One row:
+   * `outcome` (`created`, `found`, `in_flight` or `raced`), the claim's `fingerprint` and
+   * `live` when found, and the pet when there is one.
    */
-  readonly insertPetWithClaim: string;
-  /** `$1` the claim's advisory lock key (decimal text): whether this transaction now holds it. */
-  readonly tryClaimLock: string;
+  createPetOnce(scopes: number): string;
   /** Deletes up to 1,000 expired claims, skipping rows another transaction holds. */
   readonly purgeExpiredClaims: string;
 }
@@ -68,23 +70,20 @@ export function queriesFor(quotedSchema: string): Queries {
     selectClaim: (scopes) => `SELECT c.fingerprint, c.expires_at > now() AS live,
         p.id, p.name, p.category_id, p.status
       FROM ${claims} c JOIN ${pets} p ON p.id = c.pet_id
-      WHERE c.key = $1
-        AND c.scope IN (${Array.from({ length: scopes }, (_, n) => `$${n + 2}`).join(', ')})
+      WHERE c.key = $1 AND c.scope IN (${placeholders(2, scopes)})
       ORDER BY c.expires_at > now() DESC LIMIT 1`,
-    // An expired claim for the same key is replaced: the key is free again.
-    insertPetWithClaim: `WITH pet AS (
-        INSERT INTO ${pets} (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${PET_COLUMNS})
-      , claim AS (
-        INSERT INTO ${claims} (scope, key, fingerprint, pet_id, expires_at)
-        SELECT $4, $5, $6, pet.id, now() + $7::bigint * interval '1 millisecond' FROM pet
-        ON CONFLICT (scope, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
-          pet_id = EXCLUDED.pet_id, created_at = now(), expires_at = EXCLUDED.expires_at)
-      SELECT ${PET_COLUMNS} FROM pet`,
-    tryClaimLock: 'SELECT pg_try_advisory_xact_lock($1::bigint) AS locked',
+    // migrations/003_create_pet_once.sql; `$8` is decimal text, too wide for a JS number.
+    createPetOnce: (scopes) =>
+      `SELECT * FROM ${quotedSchema}.create_pet_once($1, $2, $3, $4, $5, $6, $7, $8::bigint,
+        ARRAY[${placeholders(9, scopes)}]::text[])`,
     purgeExpiredClaims: `DELETE FROM ${claims} WHERE ctid = ANY (ARRAY(
       SELECT ctid FROM ${claims} WHERE expires_at < now() LIMIT 1000 FOR UPDATE SKIP LOCKED))`,
   };
 }
+
+/** `$from, $from+1, …`: `count` placeholders. */
+const placeholders = (from: number, count: number): string =>
+  Array.from({ length: count }, (_, n) => `$${from + n}`).join(', ');
 
 export interface PetRow {
   readonly id: number;
@@ -97,6 +96,12 @@ export interface ClaimRow extends PetRow {
   readonly fingerprint: string;
   readonly live: boolean;
 }
+
+/** What `createPetOnce` answers: the pet it created, the claim it found, or neither. */
+export type CreateOnceRow =
+  | (PetRow & { readonly outcome: 'created' })
+  | (ClaimRow & { readonly outcome: 'found' })
+  | { readonly outcome: 'in_flight' | 'raced' };
 
 export interface OrderRow {
   readonly id: number;

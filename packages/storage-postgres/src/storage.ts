@@ -56,9 +56,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
     },
 
     createPetIdempotent(input: PetInput, claim: IdempotencyClaim): Promise<IdempotentCreateResult> {
-      return run.conversation((send, begin) =>
-        createPetIdempotently(send, begin, queries, quotedSchema, input, claim),
-      );
+      return createPetIdempotently(run, queries, quotedSchema, input, claim);
     },
 
     async getPet(id: number): Promise<Pet | undefined> {

@@ -36,6 +36,39 @@ async function lockPets(): Promise<{ release(): Promise<void> }> {
   };
 }
 
+/**
+ * Another transaction's claim for `key` (and its pet), inserted and left open: a keyed create
+ * of the same key waits on it inside its statement, until `end` commits or rolls it back.
+ * Nothing of ours writes a claim without its advisory lock; this stands for the moment between
+ * a claim's commit and another statement's snapshot.
+ */
+async function openClaim(
+  key: string,
+  fingerprint = 'f',
+): Promise<{
+  pet: { id: number };
+  end(how: 'COMMIT' | 'ROLLBACK'): Promise<void>;
+}> {
+  const client = await admin.connect();
+  await client.query('BEGIN');
+  const inserted = await client.query<{ id: string }>(
+    `INSERT INTO "${schema}".pets (name, category_id, status) VALUES ('open', 1, 'available') RETURNING id::text`,
+  );
+  const id = Number(inserted.rows[0]?.id);
+  await client.query(
+    `INSERT INTO "${schema}".idempotency_keys (scope, key, fingerprint, pet_id, expires_at)
+     VALUES ('scope', $1, $2, $3, now() + interval '1 hour')`,
+    [key, fingerprint, id],
+  );
+  return {
+    pet: { id },
+    async end(how) {
+      await client.query(how);
+      client.release();
+    },
+  };
+}
+
 const waitingOn = (applicationName: string) =>
   rows(
     `SELECT count(*)::text AS n FROM pg_stat_activity
@@ -50,11 +83,11 @@ describe('createPetIdempotent on PostgreSQL', () => {
       schema,
     });
     const second = createPostgresStorage({ connectionString: postgresUrl(), schema });
-    const lock = await lockPets();
+    const other = await openClaim('held');
     let pending: ReturnType<typeof first.createPetIdempotent> | undefined;
     try {
       pending = first.createPetIdempotent(input('held'), claim('held'));
-      // The first request holds its claim and waits on the table lock, mid-transaction.
+      // The first request holds the claim's lock and waits, mid-statement, on the open claim.
       await expect.poll(() => waitingOn('idem-first')).toBe(1);
       const started = Date.now();
       expect(await second.createPetIdempotent(input('held'), claim('held'))).toEqual({
@@ -62,7 +95,7 @@ describe('createPetIdempotent on PostgreSQL', () => {
       });
       expect(Date.now() - started).toBeLessThan(1000);
     } finally {
-      await lock.release();
+      await other.end('ROLLBACK');
     }
     const created = await pending;
     expect(created.kind).toBe('created');
@@ -73,6 +106,45 @@ describe('createPetIdempotent on PostgreSQL', () => {
     });
     expect(await petsNamed('held')).toBe(1);
     await Promise.all([first.close(), second.close()]);
+  });
+
+  it('a claim committed after the statement saw none is never overwritten: it replays', async () => {
+    const storage = createPostgresStorage({
+      poolConfig: { connectionString: postgresUrl(), application_name: 'idem-raced' },
+      schema,
+    });
+    const other = await openClaim('raced');
+    let pending: ReturnType<typeof storage.createPetIdempotent> | undefined;
+    try {
+      pending = storage.createPetIdempotent(input('raced'), claim('raced'));
+      // Its snapshot has no claim and it holds the lock; its insert waits on the open one.
+      await expect.poll(() => waitingOn('idem-raced')).toBe(1);
+    } finally {
+      await other.end('COMMIT');
+    }
+    const stored = await pending;
+    expect(stored.kind === 'replayed' && stored.pet.id).toBe(other.pet.id);
+    expect(await petsNamed('raced')).toBe(0);
+    expect(await claimsFor('raced')).toBe(1);
+    await storage.close();
+  });
+
+  it('a claim committed after the statement saw none, with another body: a mismatch', async () => {
+    const storage = createPostgresStorage({
+      poolConfig: { connectionString: postgresUrl(), application_name: 'idem-raced-2' },
+      schema,
+    });
+    const other = await openClaim('raced-2', 'another body');
+    let pending: ReturnType<typeof storage.createPetIdempotent> | undefined;
+    try {
+      pending = storage.createPetIdempotent(input('raced-2'), claim('raced-2'));
+      await expect.poll(() => waitingOn('idem-raced-2')).toBe(1);
+    } finally {
+      await other.end('COMMIT');
+    }
+    expect(await pending).toEqual({ kind: 'fingerprint_mismatch' });
+    expect(await petsNamed('raced-2')).toBe(0);
+    await storage.close();
   });
 
   it('the connection dies mid-transaction: StorageUnavailableError, and neither pet nor claim is stored', async () => {
@@ -199,23 +271,19 @@ describe('createPetIdempotent on PostgreSQL', () => {
     await storage.close();
   });
 
-  it('a create refused by the database rolls back on its own connection, so a retry is never in_flight', async () => {
-    const pool = hostPool();
-    const storage = createPostgresStorage({ pool, schema });
-    await storage.listPets({ limit: 1 }); // one connection, now idle in the pool
-    const connections = pool.totalCount;
+  it('a create refused by the database frees its claim with it: the retry creates at once', async () => {
+    const storage = createPostgresStorage({ pool: admin, schema });
     // A status the CHECK constraint refuses: a statement error on a healthy connection.
     const refused = storage.createPetIdempotent(
       { name: 'refused', categoryId: 1, status: 'lost' as 'sold' },
       claim('refused'),
     );
     await expect(refused).rejects.toThrow();
-    // Rolled back and returned, not dropped: the claim's advisory lock is already free.
-    expect(pool.totalCount).toBe(connections);
+    expect(await claimsFor('refused')).toBe(0);
+    // The statement's transaction ended with it, and its advisory lock too.
     expect((await storage.createPetIdempotent(input('refused'), claim('refused'))).kind).toBe(
       'created',
     );
     await storage.close();
-    await pool.end();
   });
 });

@@ -65,12 +65,12 @@ describe('round trips to PostgreSQL', () => {
     ).toBe(1);
   });
 
-  it('a keyed create is two, and so are its replay and a mismatch', async () => {
-    expect(await roundTrips(() => storage.createPetIdempotent(pet('k'), claim('k1')))).toBe(2);
-    expect(await roundTrips(() => storage.createPetIdempotent(pet('k'), claim('k1')))).toBe(2);
+  it('a keyed create is one, and so are its replay and a mismatch', async () => {
+    expect(await roundTrips(() => storage.createPetIdempotent(pet('k'), claim('k1')))).toBe(1);
+    expect(await roundTrips(() => storage.createPetIdempotent(pet('k'), claim('k1')))).toBe(1);
     expect(
       await roundTrips(() => storage.createPetIdempotent(pet('k'), claim('k1', 'other'))),
-    ).toBe(2);
+    ).toBe(1);
   });
 
   it('a read is one', async () => {
