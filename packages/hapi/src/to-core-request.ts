@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Request } from '@hapi/hapi';
 import { belowMount, type PetStoreRequest, type RequestBody } from '@petstore/core';
-import { toCoreRequest as fromNode, originForm } from '@petstore/node';
+import { bodyChunks, toCoreRequest as fromNode, originForm } from '@petstore/node';
 
 /** Where the plugin is mounted, and whether hapi's router folds case there. */
 export interface Mount {
@@ -16,7 +16,7 @@ export interface Mount {
  * and the onRequest fallback have no payload step: the raw stream, then.
  */
 const bodyOf = (request: Request): RequestBody =>
-  (request.payload as Readable | undefined) ?? request.raw.req;
+  bodyChunks((request.payload as Readable | undefined) ?? request.raw.req);
 
 /** The target below the prefix, read as a URL parser reads it, or undefined when it is not ours. */
 const belowPrefix = (url: string, mount: Mount): string | undefined =>

@@ -1,3 +1,4 @@
+export { bodyChunks } from './body-chunks.js';
 export {
   type ClientErrorEvent,
   type ClientErrorHandlerOptions,

@@ -55,18 +55,29 @@ const WRITE_FAILED = errorResponse({
  * never to reject), `onWriteError` gets the cause and the client a plain JSON
  * 500, or a closed socket if the answer had begun. Never rejects.
  */
-export async function respond(
+export function respond(
   store: PetStore,
   req: NodeRequest,
   res: NodeResponse,
   coreRequest: () => PetStoreRequest,
   onWriteError?: (error: unknown) => void,
 ): Promise<void> {
-  try {
-    writeResponse(req, res, await store.handle(coreRequest()));
-  } catch (error) {
+  const failed = (error: unknown): void => {
     onWriteError?.(error);
     abandon(res);
+  };
+  // A promise chain, not an async function: one wait, on the core's answer.
+  try {
+    return store.handle(coreRequest()).then((response) => {
+      try {
+        writeResponse(req, res, response);
+      } catch (error) {
+        failed(error);
+      }
+    }, failed);
+  } catch (error) {
+    failed(error);
+    return Promise.resolve();
   }
 }
 
