@@ -19,7 +19,11 @@ const seconds = Math.min(60, Number(process.argv[4] ?? 10));
 const dir = process.argv[5] ?? (await mkdtemp(join(tmpdir(), 'petstore-profile-')));
 
 pinSelf(LOAD_CPU);
-const server = await startServer({ kind } as ServerSpec, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+const server = await startServer({ kind } as ServerSpec, [
+  '--cpu-prof',
+  '--cpu-prof-interval=100',
+  `--cpu-prof-dir=${dir}`,
+]);
 try {
   const bounds = { connections: 20, seconds: 2 };
   await load(requestSpec(server, operation, bounds)); // warm-up, outside the figure

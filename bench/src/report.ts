@@ -52,6 +52,7 @@ function head(results: Pick<Results, 'machine' | 'durationSeconds'>, enforced: b
         ['Platform', machine.platform],
         ['Date', machine.date],
         ['Pinning', machine.pinning],
+        ['Code', machine.code],
         [
           'Load average (1 min)',
           `${fmt(machine.loadAverage.start, 2)} at start, ${fmt(machine.loadAverage.end, 2)} at end`,

@@ -9,6 +9,8 @@ export interface Machine {
   readonly date: string;
   /** How servers and load generator were kept apart. */
   readonly pinning: string;
+  /** What ran: the packages as built (what users install), or their TypeScript sources. */
+  readonly code: string;
   /** 1-minute load average when the run started and ended: other work on the machine skews every figure. */
   readonly loadAverage: { readonly start: number; readonly end: number };
 }

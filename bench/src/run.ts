@@ -59,6 +59,13 @@ const progress = new Progress();
 
 const loadAtStart = loadavg()[0] ?? 0;
 
+// `pnpm bench` builds first and measures the packages' `dist`, as users install them; the smoke
+// run (and a run under `--conditions=@petstore/source`) reads the TypeScript sources through
+// tsx, whose transform adds work (a name helper per function) that no user's build has.
+const measuredCode = process.execArgv.includes('--conditions=@petstore/source')
+  ? 'the TypeScript sources, through tsx (not what users run)'
+  : "the built packages' dist (what users install)";
+
 // Before pinning, which narrows what availableParallelism() reports.
 const coresAtStart = availableParallelism();
 
@@ -74,6 +81,7 @@ function machine(pinned: boolean): Machine {
       ? `servers on CPU ${SERVER_CPU}, load generator and in-process measurements on CPU ${LOAD_CPU} (taskset); PostgreSQL unpinned`
       : 'none (taskset or a second core unavailable): servers and load generator share the cores',
     loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
+    code: measuredCode,
   };
 }
 
