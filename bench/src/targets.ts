@@ -1,6 +1,7 @@
 import type {
   AdapterOverhead,
   CoreAlone,
+  DocsAssetCase,
   DocsAssets,
   PageCostRow,
   PostgresRow,
@@ -24,7 +25,7 @@ export const LIMITS = {
   bytesPerPet: 256,
   /** µs per list `handle()` call over µs for the storage call + JSON alone. */
   coreOverBaseline: 1.5,
-  /** Server CPU µs per request for the API reference's script, br-encoded or 304. */
+  /** Server CPU µs per request for the API reference's script: br above the floor, or a 304. */
   docsAssetMicros: 100,
 } as const;
 
@@ -100,16 +101,22 @@ export function pageTargets(row: PageCostRow, largest: number, smallest: number)
   ];
 }
 
+/**
+ * The brotli answer: server CPU per request above the floor (the same bytes written by a route
+ * with no logic), which is what sending 0.8 MB costs any server on loopback, where the kernel
+ * work of both ends is charged to the server. The 304: server CPU per request, whole.
+ */
 export function docsAssetTargets({ cases }: DocsAssets): Target[] {
-  return cases
-    .filter((row) => row.key === 'br' || row.key === '304')
-    .map((row) =>
-      atMost(
-        `docs asset ${row.key}: server CPU µs per request`,
-        row.medianServerCpuMicros ?? Number.NaN,
-        LIMITS.docsAssetMicros,
-      ),
-    );
+  const cpu = (key: DocsAssetCase['key']) =>
+    cases.find((row) => row.key === key)?.medianServerCpuMicros ?? Number.NaN;
+  return [
+    atMost(
+      'docs asset br: server CPU µs per request above the floor (same bytes, bare route)',
+      cpu('br') - cpu('floor'),
+      LIMITS.docsAssetMicros,
+    ),
+    atMost('docs asset 304: server CPU µs per request', cpu('304'), LIMITS.docsAssetMicros),
+  ];
 }
 
 export function allTargets(results: Omit<Results, 'targets'>): Target[] {
