@@ -108,44 +108,35 @@ describe('createPetIdempotent on PostgreSQL', () => {
     await Promise.all([first.close(), second.close()]);
   });
 
-  it('a claim committed after the statement saw none is never overwritten: it replays', async () => {
-    const storage = createPostgresStorage({
-      poolConfig: { connectionString: postgresUrl(), application_name: 'idem-raced' },
-      schema,
-    });
-    const other = await openClaim('raced');
-    let pending: ReturnType<typeof storage.createPetIdempotent> | undefined;
-    try {
-      pending = storage.createPetIdempotent(input('raced'), claim('raced'));
-      // Its snapshot has no claim and it holds the lock; its insert waits on the open one.
-      await expect.poll(() => waitingOn('idem-raced')).toBe(1);
-    } finally {
-      await other.end('COMMIT');
-    }
-    const stored = await pending;
-    expect(stored.kind === 'replayed' && stored.pet.id).toBe(other.pet.id);
-    expect(await petsNamed('raced')).toBe(0);
-    expect(await claimsFor('raced')).toBe(1);
-    await storage.close();
-  });
-
-  it('a claim committed after the statement saw none, with another body: a mismatch', async () => {
-    const storage = createPostgresStorage({
-      poolConfig: { connectionString: postgresUrl(), application_name: 'idem-raced-2' },
-      schema,
-    });
-    const other = await openClaim('raced-2', 'another body');
-    let pending: ReturnType<typeof storage.createPetIdempotent> | undefined;
-    try {
-      pending = storage.createPetIdempotent(input('raced-2'), claim('raced-2'));
-      await expect.poll(() => waitingOn('idem-raced-2')).toBe(1);
-    } finally {
-      await other.end('COMMIT');
-    }
-    expect(await pending).toEqual({ kind: 'fingerprint_mismatch' });
-    expect(await petsNamed('raced-2')).toBe(0);
-    await storage.close();
-  });
+  // A claim committed after the statement's snapshot, before its lock: never overwritten.
+  it.each([
+    { body: 'the same body', print: 'f', expected: 'replayed' },
+    { body: 'another body', print: 'another', expected: 'fingerprint_mismatch' },
+  ])(
+    'a claim committed after the statement saw none, with $body: $expected',
+    async ({ print, expected }) => {
+      const key = `raced-${print}`;
+      const storage = createPostgresStorage({
+        poolConfig: { connectionString: postgresUrl(), application_name: key },
+        schema,
+      });
+      const other = await openClaim(key, print);
+      let pending: ReturnType<typeof storage.createPetIdempotent> | undefined;
+      try {
+        pending = storage.createPetIdempotent(input(key), claim(key));
+        // Its snapshot has no claim and it holds the lock; its insert waits on the open one.
+        await expect.poll(() => waitingOn(key)).toBe(1);
+      } finally {
+        await other.end('COMMIT');
+      }
+      const stored = await pending;
+      expect(stored.kind).toBe(expected);
+      if (stored.kind === 'replayed') expect(stored.pet.id).toBe(other.pet.id);
+      expect(await petsNamed(key)).toBe(0);
+      expect(await claimsFor(key)).toBe(1);
+      await storage.close();
+    },
+  );
 
   it('the connection dies mid-transaction: StorageUnavailableError, and neither pet nor claim is stored', async () => {
     const storage = createPostgresStorage({
