@@ -25,6 +25,7 @@ import { dropSchemas } from './postgres-seed.js';
 import { Progress } from './progress.js';
 import { renderAdapterMarkdown, renderJson, renderMarkdown } from './report.js';
 import type { AdapterResults, Framework, Machine, PageCostRow, Results } from './results.js';
+import { QUIET_LOAD, waitForQuiet } from './settle.js';
 import { adapterTargets, allTargets } from './targets.js';
 
 // `pnpm bench -- --strict` hands the script a literal `--` before the options.
@@ -57,7 +58,8 @@ const only = onlyFrameworks(flags.only);
 const usePostgres = !flags['no-postgres'];
 const progress = new Progress();
 
-const loadAtStart = loadavg()[0] ?? 0;
+// Set once the machine has settled (see waitForQuiet), before the first measurement.
+let loadAtStart = loadavg()[0] ?? 0;
 
 // `pnpm bench` builds first and measures the packages' `dist`, as users install them; the smoke
 // run (and a run under `--conditions=@petstore/source`) reads the TypeScript sources through
@@ -97,8 +99,14 @@ async function outputDir(): Promise<string> {
     : fileURLToPath(new URL('..', import.meta.url));
 }
 
+/** A full run first waits (up to two minutes) for the machine to settle; a smoke run does not. */
+async function settle(notes: string[]): Promise<void> {
+  if (config.mode === 'full') loadAtStart = await waitForQuiet(progress, 120);
+  busyNote(notes);
+}
+
 function busyNote(notes: string[]): void {
-  if (loadAtStart > 0.5) {
+  if (loadAtStart >= QUIET_LOAD) {
     const warning = `The machine was busy when the run started (1-minute load average ${loadAtStart.toFixed(2)}): other processes skew every figure.`;
     notes.push(warning);
     progress.log(`warning: ${warning}`);
@@ -112,7 +120,7 @@ async function adapterRowsOnly(frameworks: Framework[]): Promise<number> {
     `petstore bench (${config.mode}, adapter rows of ${frameworks.join(', ')} only) on ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, Node ${process.version}`,
   );
   const notes: string[] = [];
-  busyNote(notes);
+  await settle(notes);
   const pinned = pinSelf(LOAD_CPU);
   const adapterOverhead = await measureAdapterOverhead(config, progress, frameworks);
   const results: AdapterResults = {
@@ -146,7 +154,7 @@ async function main(): Promise<number> {
   );
 
   const notes: string[] = [];
-  busyNote(notes);
+  await settle(notes);
   let database: BenchDatabase | undefined;
   const schemas: string[] = [];
   if (usePostgres) {

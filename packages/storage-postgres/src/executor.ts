@@ -45,6 +45,8 @@ export function createExecutor(
   pool: Pool,
   timeouts: ResolvedTimeouts,
   isClosed: () => boolean,
+  /** The storage made the pool, with its checkout timeout: no host pool without one. */
+  timersOfItsOwn = false,
 ): Executor {
   const { connectionTimeoutMillis, queryTimeoutMillis, retryAfterSeconds } = timeouts;
   const unavailable = (message: string): StorageUnavailableError =>
@@ -75,10 +77,13 @@ export function createExecutor(
       try {
         // pg answers a multi-statement message with one result per statement.
         const work = pool.query(query) as unknown as Promise<QueryResult<Row>[]>;
-        const left = deadline - performance.now();
-        const results = await withDeadline(work, left, () =>
-          unavailable('PostgreSQL did not answer in time'),
-        );
+        // An owned pool bounds the checkout (connectionTimeoutMillis) and pg the query
+        // (query_timeout): a timer of our own would only repeat theirs.
+        const results = await (timersOfItsOwn
+          ? work
+          : withDeadline(work, deadline - performance.now(), () =>
+              unavailable('PostgreSQL did not answer in time'),
+            ));
         return results.at(-1)?.rows ?? [];
       } catch (error) {
         const retry =

@@ -33,22 +33,47 @@ function literal(value: unknown, index: number): string {
  */
 const TOKEN = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)|[eE]'|\$\w*\$|--|\/\*/g;
 
+/** A statement split once: its text between parameters, and the parameter numbers. */
+type Template = readonly (string | number)[];
+
+function compile(text: string): Template {
+  const parts: (string | number)[] = [];
+  let from = 0;
+  for (const match of text.matchAll(TOKEN)) {
+    const [token, digits] = match;
+    if (digits === undefined) {
+      if (token.length > 1 && (token.startsWith("'") || token.startsWith('"'))) continue;
+      throw new TypeError(`cannot inline parameters around ${token} in: ${text}`);
+    }
+    parts.push(text.slice(from, match.index), Number(digits));
+    from = match.index + token.length;
+  }
+  parts.push(text.slice(from));
+  return parts;
+}
+
+// The package's statements are a handful of fixed texts: each is split once, not per call.
+const templates = new Map<string, Template>();
+const MAX_TEMPLATES = 256;
+
 /**
  * `text` with `$1`, `$2`, … replaced by the literals of `values`. `text` is this package's own
  * SQL; a `$N` inside one of its quoted strings stays text. The literals are never scanned again.
  */
 export function inlineParameters(text: string, values: readonly unknown[]): string {
-  return text.replace(TOKEN, (token, digits: string | undefined) => {
-    if (digits === undefined) {
-      if (token.length > 1 && (token.startsWith("'") || token.startsWith('"'))) return token;
-      throw new TypeError(`cannot inline parameters around ${token} in: ${text}`);
-    }
-    const index = Number(digits);
-    if (index < 1 || index > values.length) {
-      throw new TypeError(`parameter $${index} has no value (${values.length} given)`);
-    }
-    return literal(values[index - 1], index);
-  });
+  let template = templates.get(text);
+  if (template === undefined) {
+    template = compile(text);
+    if (templates.size < MAX_TEMPLATES) templates.set(text, template);
+  }
+  let sql = '';
+  for (const part of template) {
+    if (typeof part === 'string') sql += part;
+    else if (part < 1 || part > values.length) {
+      throw new TypeError(`parameter $${part} has no value (${values.length} given)`);
+    } else sql += literal(values[part - 1], part);
+  }
+  return sql;
 }
 
 /** `SET LOCAL statement_timeout = …` for a timeout already checked to be a positive integer. */
