@@ -15,7 +15,12 @@ export async function waitForQuiet(progress: Progress, maxSeconds: number): Prom
   for (;;) {
     const load = loadavg()[0] ?? 0;
     const waited = (performance.now() - started) / 1000;
-    if (load < QUIET_LOAD || waited >= maxSeconds) return load;
+    if (load < QUIET_LOAD || waited >= maxSeconds) {
+      // Counted as planned and done, so the ETA's pace is not skewed by the wait.
+      progress.plan(waited);
+      progress.done(waited);
+      return load;
+    }
     if (waited - logged >= 15) {
       progress.log(
         `waiting for a quiet machine: 1-minute load average ${load.toFixed(2)} (at most ${Math.round(maxSeconds - waited)} s more)`,

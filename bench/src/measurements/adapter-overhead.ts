@@ -142,10 +142,7 @@ export async function measureAdapterOverhead(
       await checkSameWork(bare, ours, framework);
       for (const operation of ['list', 'create'] as const) {
         const sides = { bare, ours };
-        // Ours first, so that bare, measured first in round 1, runs straight after its warm-up:
-        // left idle for the other side's warm-up, a server read up to 28% low in its first
-        // round. Each side then waits no longer than in the later rounds, where they alternate.
-        for (const side of ['ours', 'bare'] as const) {
+        for (const side of ['bare', 'ours'] as const) {
           progress.log(
             `adapter overhead: ${framework} ${operation} warm-up ${side} (${warmupSeconds}s)`,
           );

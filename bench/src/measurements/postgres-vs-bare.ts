@@ -52,8 +52,7 @@ async function measureWorkload(
     const { result, cpu } = await withCpu(child.pid, () => load(spec));
     return { load: checked(`postgres ${path} ${workload} ${side}`, result), cpu };
   };
-  // Ours first, so that bare, measured first in round 1, runs straight after its warm-up.
-  for (const side of ['ours', 'bare'] as const) await run(side, warmupSeconds);
+  for (const side of ['bare', 'ours'] as const) await run(side, warmupSeconds);
   progress.done(2 * warmupSeconds);
   const runs: Record<'bare' | 'ours', MeasuredRun[]> = { bare: [], ours: [] };
   for (let round = 1; round <= rounds; round++) {
