@@ -24,7 +24,7 @@ afterAll(killStartedApps);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 
-/** Resolves once a session waits for a lock at its INSERT into pets (the first create). */
+/** Resolves once another session waits for a lock: the first create, at its INSERT into the locked pets. */
 async function blockedInsert(admin: pg.Client): Promise<void> {
   const deadline = performance.now() + 20_000;
   while (performance.now() < deadline) {
@@ -33,12 +33,12 @@ async function blockedInsert(admin: pg.Client): Promise<void> {
     const { rows } = await admin.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE datname = current_database() AND wait_event_type = 'Lock'
-          AND query LIKE '%INSERT INTO%pets%'`,
+          AND pid <> pg_backend_pid()`,
     );
     if ((rows[0]?.n ?? 0) > 0) return;
     await sleep(50);
   }
-  throw new Error('the first create never reached its INSERT');
+  throw new Error('the first create never waited on the locked table');
 }
 
 /** What a call threw, for assertions on it. */

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { IdempotencyClaim, IdempotentCreateResult, PetInput } from '@petstore/core';
 import type { Executor } from './executor.js';
-import { type ClaimRow, type CreateOnceRow, petValues, type Queries, toPet } from './queries.js';
+import {
+  type ClaimRow,
+  type CreateOnceRow,
+  type PetRow,
+  petValues,
+  type Queries,
+  toPet,
+} from './queries.js';
 
 /**
  * A 64-bit advisory lock key per (schema, scope, key), as a decimal string for `::bigint`.
@@ -14,25 +21,30 @@ const claimLockKey = (quotedSchema: string, claim: IdempotencyClaim): string =>
     .readBigInt64BE(0)
     .toString();
 
-/** The answer a found claim gives: its pet again, or a mismatch of bodies. */
-const answerOf = (row: ClaimRow, claim: IdempotencyClaim): IdempotentCreateResult =>
+/** The answer a live claim gives: its pet again, or a mismatch of bodies. */
+const answerOf = (
+  row: PetRow & { readonly fingerprint: string },
+  claim: IdempotencyClaim,
+): IdempotentCreateResult =>
   row.fingerprint === claim.fingerprint
     ? { kind: 'replayed', pet: toPet(row) }
     : { kind: 'fingerprint_mismatch' };
 
 /**
- * The idempotent create, in one statement (one round trip, one implicit transaction, under the
- * statement timeout like every write). Concurrency is settled by PostgreSQL, across processes:
+ * The idempotent create, in one call of `create_pet_once` (migrations/003): one round trip, one
+ * implicit transaction, under the statement timeout like every write. Concurrency is settled by
+ * PostgreSQL, across processes:
  *
- * - The statement takes the claim's transaction-scoped advisory lock without waiting; a second
- *   request with the same key while the first runs finds it taken: `in_flight`.
- * - A live claim the statement sees answers, lock or no lock (so replays of a finished create
- *   never see `in_flight`).
- * - Otherwise it writes the claim and, only where the claim was written, the pet, with an id
- *   drawn for it: both or neither. A live claim is never overwritten (`ON CONFLICT ... WHERE`
- *   expired), so a claim committed after this statement's snapshot but before its lock was
- *   taken is not lost: the statement then creates nothing and answers `raced`, and a second
- *   statement, with a fresh snapshot, reads that claim.
+ * - The function tries the claim's transaction-scoped advisory lock, without waiting, then looks
+ *   the claim up, in a statement whose snapshot is newer than the lock (so it sees a claim the
+ *   lock's previous holder committed).
+ * - A live claim answers, lock or no lock, so replays of a finished create never see
+ *   `in_flight`; with no claim and no lock, another transaction is still creating the key:
+ *   `in_flight`.
+ * - With the lock and no claim, it writes the claim and, only where the claim was written, the
+ *   pet: both or neither. A live claim is never overwritten; should one appear that the lock
+ *   did not keep out (a writer that takes no lock), nothing is written (`raced`) and a second
+ *   statement reads that claim.
  */
 export async function createPetIdempotently(
   run: Executor,

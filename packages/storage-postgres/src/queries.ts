@@ -32,8 +32,8 @@ export interface Queries {
    * migrations/003_create_pet_once.sql): `$1`-`$3` as insertPet, `$4`
    * the scope to write, `$5` key, `$6` fingerprint, `$7` retention in ms, `$8` the claim's
    * advisory lock key (decimal text), then `scopes` scopes to read from `$9`. One row:
-   * `outcome` (`created`, `found`, `in_flight` or `raced`), the claim's `fingerprint` and
-   * `live` when found, and the pet when there is one.
+   * `outcome` (`found`, `in_flight`, `created` or `raced`), the live claim's `fingerprint`
+   * when found, and the pet when there is one.
    */
   createPetOnce(scopes: number): string;
   /** Deletes up to 1,000 expired claims, skipping rows another transaction holds. */
@@ -97,10 +97,10 @@ export interface ClaimRow extends PetRow {
   readonly live: boolean;
 }
 
-/** What `createPetOnce` answers: the pet it created, the claim it found, or neither. */
+/** What `createPetOnce` answers: the pet it created, the live claim it found, or neither. */
 export type CreateOnceRow =
   | (PetRow & { readonly outcome: 'created' })
-  | (ClaimRow & { readonly outcome: 'found' })
+  | (PetRow & { readonly outcome: 'found'; readonly fingerprint: string })
   | { readonly outcome: 'in_flight' | 'raced' };
 
 export interface OrderRow {

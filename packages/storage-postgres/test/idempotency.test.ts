@@ -23,11 +23,11 @@ const petsNamed = (name: string) =>
 const claimsFor = (key: string) =>
   rows(`SELECT count(*)::text AS n FROM "${schema}".idempotency_keys WHERE key = $1`, [key]);
 
-/** Holds a SHARE lock on pets: reads go on, an INSERT waits inside its transaction. */
+/** Holds an EXCLUSIVE lock on pets (as a migration might): plain reads go on, an INSERT waits. */
 async function lockPets(): Promise<{ release(): Promise<void> }> {
   const client = await admin.connect();
   await client.query('BEGIN');
-  await client.query(`LOCK TABLE "${schema}".pets IN SHARE MODE`);
+  await client.query(`LOCK TABLE "${schema}".pets IN EXCLUSIVE MODE`);
   return {
     async release() {
       await client.query('COMMIT');
@@ -105,6 +105,34 @@ describe('createPetIdempotent on PostgreSQL', () => {
       pet: created.kind === 'created' ? created.pet : undefined,
     });
     expect(await petsNamed('held')).toBe(1);
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it('in_flight at once while a table lock holds the first create, which then replays', async () => {
+    const first = createPostgresStorage({
+      poolConfig: { connectionString: postgresUrl(), application_name: 'idem-locked' },
+      schema,
+    });
+    const second = createPostgresStorage({ connectionString: postgresUrl(), schema });
+    const lock = await lockPets();
+    let pending: ReturnType<typeof first.createPetIdempotent> | undefined;
+    try {
+      pending = first.createPetIdempotent(input('locked'), claim('locked'));
+      // The first holds the claim's lock and waits at its INSERT; the second only reads.
+      await expect.poll(() => waitingOn('idem-locked')).toBe(1);
+      const started = Date.now();
+      expect(await second.createPetIdempotent(input('locked'), claim('locked'))).toEqual({
+        kind: 'in_flight',
+      });
+      expect(Date.now() - started).toBeLessThan(1000);
+    } finally {
+      await lock.release();
+    }
+    const created = await pending;
+    expect(await second.createPetIdempotent(input('locked'), claim('locked'))).toEqual({
+      kind: 'replayed',
+      pet: created.kind === 'created' ? created.pet : undefined,
+    });
     await Promise.all([first.close(), second.close()]);
   });
 
