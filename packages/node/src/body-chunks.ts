@@ -1,10 +1,7 @@
 import type { Readable } from 'node:stream';
 
 /** What the core reads a body from: any Node readable (a request, hapi's payload stream). */
-type Source = Pick<
-  Readable,
-  'on' | 'removeListener' | 'pause' | 'resume' | 'destroyed' | 'readableEnded'
->;
+type Source = Pick<Readable, 'on' | 'pause' | 'resume' | 'destroyed' | 'readableEnded'>;
 
 const ended: IteratorResult<Uint8Array> = { done: true, value: undefined };
 const gone = () => new Error('the request closed before its body ended');
@@ -14,8 +11,9 @@ const gone = () => new Error('the request closed before its body ended');
  * A Readable's own async iterator (a generator over `readable` events, with an
  * end-of-stream watcher) costs several microseconds a request; this costs two
  * settled promises for a body of one chunk. The stream is left alone until
- * the core starts reading it, and a chunk nobody has asked for pauses it: a body the core
- * stops pulling (past its limit) stays unread, as with the built-in iterator.
+ * the core starts reading it, and a chunk nobody has asked for pauses it: a
+ * body the core stops pulling (past its limit) stays unread, as with the
+ * built-in iterator.
  */
 class Chunks implements AsyncIterator<Uint8Array> {
   readonly #source: Source;
