@@ -26,8 +26,11 @@ it("the README's start command stops on Ctrl-C in a terminal, request in flight,
   const command = startCommand();
   expect(command).toBe('npm start');
   // `script` gives the command a terminal of its own; a ^C typed into it is the terminal's
-  // SIGINT to the whole foreground process group, as a person's Ctrl-C is.
-  const child = spawn('script', ['-qec', command, '/dev/null'], {
+  // SIGINT to the whole foreground process group, as a person's Ctrl-C is. `exec`: in a person's
+  // terminal the command is the interactive shell's foreground job, and that shell survives ^C;
+  // `script` runs it under `$SHELL -c`, which without SHELL (as in CI) is dash, and dash would
+  // wait for npm inside the group and die of the ^C itself (130), whatever npm exits with.
+  const child = spawn('script', ['-qec', `exec ${command}`, '/dev/null'], {
     cwd: REPO,
     env: {
       ...process.env,
