@@ -77,64 +77,49 @@ const waitingOn = (applicationName: string) =>
   );
 
 describe('createPetIdempotent on PostgreSQL', () => {
-  it('a claim held by another process is in_flight at once; afterwards it replays', async () => {
-    const first = createPostgresStorage({
-      poolConfig: { connectionString: postgresUrl(), application_name: 'idem-first' },
-      schema,
-    });
-    const second = createPostgresStorage({ connectionString: postgresUrl(), schema });
-    const other = await openClaim('held');
-    let pending: ReturnType<typeof first.createPetIdempotent> | undefined;
-    try {
-      pending = first.createPetIdempotent(input('held'), claim('held'));
-      // The first request holds the claim's lock and waits, mid-statement, on the open claim.
-      await expect.poll(() => waitingOn('idem-first')).toBe(1);
-      const started = Date.now();
-      expect(await second.createPetIdempotent(input('held'), claim('held'))).toEqual({
-        kind: 'in_flight',
+  // What holds the first create mid-statement: another process's open claim (its row lock), or a
+  // table lock as a migration takes (the first waits at its INSERT). The second only reads.
+  it.each([
+    {
+      holder: 'an open claim of another process',
+      key: 'held',
+      hold: async (key: string) => {
+        const other = await openClaim(key);
+        return { release: () => other.end('ROLLBACK') };
+      },
+    },
+    { holder: 'a table lock', key: 'locked', hold: () => lockPets() },
+  ])(
+    'in_flight at once while $holder holds the first create, which then replays',
+    async ({ key, hold }) => {
+      const first = createPostgresStorage({
+        poolConfig: { connectionString: postgresUrl(), application_name: `idem-${key}` },
+        schema,
       });
-      expect(Date.now() - started).toBeLessThan(1000);
-    } finally {
-      await other.end('ROLLBACK');
-    }
-    const created = await pending;
-    expect(created.kind).toBe('created');
-    const replay = await second.createPetIdempotent(input('held'), claim('held'));
-    expect(replay).toEqual({
-      kind: 'replayed',
-      pet: created.kind === 'created' ? created.pet : undefined,
-    });
-    expect(await petsNamed('held')).toBe(1);
-    await Promise.all([first.close(), second.close()]);
-  });
-
-  it('in_flight at once while a table lock holds the first create, which then replays', async () => {
-    const first = createPostgresStorage({
-      poolConfig: { connectionString: postgresUrl(), application_name: 'idem-locked' },
-      schema,
-    });
-    const second = createPostgresStorage({ connectionString: postgresUrl(), schema });
-    const lock = await lockPets();
-    let pending: ReturnType<typeof first.createPetIdempotent> | undefined;
-    try {
-      pending = first.createPetIdempotent(input('locked'), claim('locked'));
-      // The first holds the claim's lock and waits at its INSERT; the second only reads.
-      await expect.poll(() => waitingOn('idem-locked')).toBe(1);
-      const started = Date.now();
-      expect(await second.createPetIdempotent(input('locked'), claim('locked'))).toEqual({
-        kind: 'in_flight',
+      const second = createPostgresStorage({ connectionString: postgresUrl(), schema });
+      const held = await hold(key);
+      let pending: ReturnType<typeof first.createPetIdempotent> | undefined;
+      try {
+        pending = first.createPetIdempotent(input(key), claim(key));
+        await expect.poll(() => waitingOn(`idem-${key}`)).toBe(1);
+        const started = Date.now();
+        expect(await second.createPetIdempotent(input(key), claim(key))).toEqual({
+          kind: 'in_flight',
+        });
+        expect(Date.now() - started).toBeLessThan(1000);
+      } finally {
+        await held.release();
+      }
+      const created = await pending;
+      expect(created.kind).toBe('created');
+      expect(await second.createPetIdempotent(input(key), claim(key))).toEqual({
+        kind: 'replayed',
+        pet: created.kind === 'created' ? created.pet : undefined,
       });
-      expect(Date.now() - started).toBeLessThan(1000);
-    } finally {
-      await lock.release();
-    }
-    const created = await pending;
-    expect(await second.createPetIdempotent(input('locked'), claim('locked'))).toEqual({
-      kind: 'replayed',
-      pet: created.kind === 'created' ? created.pet : undefined,
-    });
-    await Promise.all([first.close(), second.close()]);
-  });
+      expect(await petsNamed(key)).toBe(1);
+      await Promise.all([first.close(), second.close()]);
+    },
+  );
 
   // A claim committed after the statement's snapshot, before its lock: never overwritten.
   it.each([
