@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IdempotencyClaim, IdempotentCreateResult, PetInput } from '@petstore/core';
 import type { Executor } from './executor.js';
-import {
-  type ClaimRow,
-  type CreateOnceRow,
-  type PetRow,
-  petValues,
-  type Queries,
-  toPet,
-} from './queries.js';
+import { type ClaimRow, type CreateOnceRow, petValues, type Queries, toPet } from './queries.js';
 
 /**
  * A 64-bit advisory lock key per (schema, scope, key), as a decimal string for `::bigint`.
@@ -22,10 +15,7 @@ const claimLockKey = (quotedSchema: string, claim: IdempotencyClaim): string =>
     .toString();
 
 /** The answer a live claim gives: its pet again, or a mismatch of bodies. */
-const answerOf = (
-  row: PetRow & { readonly fingerprint: string },
-  claim: IdempotencyClaim,
-): IdempotentCreateResult =>
+const answerOf = (row: ClaimRow, claim: IdempotencyClaim): IdempotentCreateResult =>
   row.fingerprint === claim.fingerprint
     ? { kind: 'replayed', pet: toPet(row) }
     : { kind: 'fingerprint_mismatch' };
@@ -76,7 +66,7 @@ export async function createPetIdempotently(
         claim.key,
         ...scopes,
       ]);
-      return found?.live === true ? answerOf(found, claim) : { kind: 'in_flight' };
+      return found === undefined ? { kind: 'in_flight' } : answerOf(found, claim);
     }
     default:
       throw new Error('the keyed create answered no outcome');

@@ -23,8 +23,8 @@ export interface Queries {
   /** Keyset page: `$1` afterId, `$2` limit. */
   readonly pageOfOrders: string;
   /**
-   * `$1` key, then `scopes` parameters from `$2`: the live-first claim under any of the scopes,
-   * whether it is still live, and its pet.
+   * `$1` key, then `scopes` parameters from `$2`: a live claim under any of the scopes, and its
+   * pet.
    */
   selectClaim(scopes: number): string;
   /**
@@ -67,11 +67,10 @@ export function queriesFor(quotedSchema: string): Queries {
     insertOrder: `INSERT INTO ${orders} (pet_id, quantity, ship_date, status, complete)
       VALUES ($1, $2, $3, $4, $5) RETURNING ${ORDER_COLUMNS}`,
     pageOfOrders: `SELECT ${ORDER_COLUMNS} FROM ${orders} WHERE id > $1 ORDER BY id LIMIT $2`,
-    selectClaim: (scopes) => `SELECT c.fingerprint, c.expires_at > now() AS live,
-        p.id, p.name, p.category_id, p.status
+    selectClaim: (scopes) => `SELECT c.fingerprint, p.id, p.name, p.category_id, p.status
       FROM ${claims} c JOIN ${pets} p ON p.id = c.pet_id
-      WHERE c.key = $1 AND c.scope IN (${placeholders(2, scopes)})
-      ORDER BY c.expires_at > now() DESC LIMIT 1`,
+      WHERE c.key = $1 AND c.scope IN (${placeholders(2, scopes)}) AND c.expires_at > now()
+      LIMIT 1`,
     // migrations/003_create_pet_once.sql; `$8` is decimal text, too wide for a JS number.
     createPetOnce: (scopes) =>
       `SELECT * FROM ${quotedSchema}.create_pet_once($1, $2, $3, $4, $5, $6, $7, $8::bigint,
@@ -92,15 +91,15 @@ export interface PetRow {
   readonly status: string;
 }
 
+/** A live claim and its pet. */
 export interface ClaimRow extends PetRow {
   readonly fingerprint: string;
-  readonly live: boolean;
 }
 
 /** What `createPetOnce` answers: the pet it created, the live claim it found, or neither. */
 export type CreateOnceRow =
   | (PetRow & { readonly outcome: 'created' })
-  | (PetRow & { readonly outcome: 'found'; readonly fingerprint: string })
+  | (ClaimRow & { readonly outcome: 'found' })
   | { readonly outcome: 'in_flight' | 'raced' };
 
 export interface OrderRow {
