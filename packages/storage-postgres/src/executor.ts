@@ -45,8 +45,8 @@ export function createExecutor(
   pool: Pool,
   timeouts: ResolvedTimeouts,
   isClosed: () => boolean,
-  /** The storage made the pool, with its checkout timeout: no host pool without one. */
-  timersOfItsOwn = false,
+  /** The storage made the pool (with its checkout timeout), not the host. */
+  ownsPool = false,
 ): Executor {
   const { connectionTimeoutMillis, queryTimeoutMillis, retryAfterSeconds } = timeouts;
   const unavailable = (message: string): StorageUnavailableError =>
@@ -79,7 +79,7 @@ export function createExecutor(
         const work = pool.query(query) as unknown as Promise<QueryResult<Row>[]>;
         // An owned pool bounds the checkout (connectionTimeoutMillis) and pg the query
         // (query_timeout): a timer of our own would only repeat theirs.
-        const results = await (timersOfItsOwn
+        const results = await (ownsPool
           ? work
           : withDeadline(work, deadline - performance.now(), () =>
               unavailable('PostgreSQL did not answer in time'),
