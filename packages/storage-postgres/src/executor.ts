@@ -1,16 +1,12 @@
 import { StorageUnavailableError } from '@petstore/core';
-import type { Pool, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import type { Pool, QueryConfig, QueryResultRow } from 'pg';
 import { inlineParameters, statementTimeout } from './inline-sql.js';
 import { int8Types } from './int8.js';
 import type { ResolvedTimeouts } from './options.js';
+import { pooledQuery } from './pooled-query.js';
 import { isStaleConnection, toStorageError } from './unavailable.js';
 
-/** pg honours `query_timeout` on a query config; @types/pg leaves it out. */
-interface TimedQueryConfig extends QueryConfig<unknown[]> {
-  readonly query_timeout: number;
-}
-
-// Slack on the client-side timers so that the server's own statement_timeout fires first: a
+// Slack on the client-side timer so that the server's own statement_timeout fires first: a
 // cancelled statement is a definite rollback, whereas a client giving up leaves the outcome
 // unknown. Either way the caller gets a rejection, never a success.
 const GRACE_MILLIS = 1000;
@@ -45,8 +41,6 @@ export function createExecutor(
   pool: Pool,
   timeouts: ResolvedTimeouts,
   isClosed: () => boolean,
-  /** The storage made the pool (with its checkout timeout), not the host. */
-  ownsPool = false,
 ): Executor {
   const { connectionTimeoutMillis, queryTimeoutMillis, retryAfterSeconds } = timeouts;
   const unavailable = (message: string): StorageUnavailableError =>
@@ -54,6 +48,7 @@ export function createExecutor(
   const ensureOpen = (): void => {
     if (isClosed()) throw unavailable('storage is closed');
   };
+  const tooLate = (): Error => unavailable('PostgreSQL did not answer in time');
 
   const timeoutSql = statementTimeout(queryTimeoutMillis);
 
@@ -65,25 +60,17 @@ export function createExecutor(
     ensureOpen();
     // Two statements in one simple-protocol message run as one implicit transaction, so the
     // SET LOCAL covers the statement (the server arms its timer afresh for each statement).
-    const query: TimedQueryConfig = {
+    const query: QueryConfig<unknown[]> = {
       text: `${timeoutSql}; ${inlineParameters(text, values)}`,
       types: int8Types,
-      query_timeout: queryTimeoutMillis + GRACE_MILLIS,
     };
-    // The overall bound holds even for a host pool configured without any timeouts.
+    // The checkout, then the statement under the server's timeout, then the slack: the bound
+    // holds even for a host pool configured without any timeouts.
     const deadline =
-      performance.now() + connectionTimeoutMillis + queryTimeoutMillis + 2 * GRACE_MILLIS;
+      performance.now() + connectionTimeoutMillis + queryTimeoutMillis + GRACE_MILLIS;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        // pg answers a multi-statement message with one result per statement.
-        const work = pool.query(query) as unknown as Promise<QueryResult<Row>[]>;
-        // An owned pool bounds the checkout (connectionTimeoutMillis) and pg the query
-        // (query_timeout): a timer of our own would only repeat theirs.
-        const results = await (ownsPool
-          ? work
-          : withDeadline(work, deadline - performance.now(), () =>
-              unavailable('PostgreSQL did not answer in time'),
-            ));
+        const results = await pooledQuery<Row>(pool, query, deadline - performance.now(), tooLate);
         return results.at(-1)?.rows ?? [];
       } catch (error) {
         const retry =
@@ -97,15 +84,4 @@ export function createExecutor(
     read: (text, values) => simple(text, values, true),
     write: (text, values) => simple(text, values, false),
   };
-}
-
-function withDeadline<T>(work: Promise<T>, millis: number, onTimeout: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(onTimeout()), millis);
-    timer.unref();
-  });
-  // When the deadline wins, the late outcome of `work` is already answered for: swallow it.
-  work.catch(() => undefined);
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

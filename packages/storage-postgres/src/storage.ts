@@ -45,7 +45,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
   const pool: Pool = options.pool === undefined ? createOwnedPool(options, timeouts) : options.pool;
 
   let closing: Promise<void> | undefined;
-  const run = createExecutor(pool, timeouts, () => closing !== undefined, ownsPool);
+  const run = createExecutor(pool, timeouts, () => closing !== undefined);
   const purging = purgeExpiredClaims(run, queries, resolvePurgeInterval(options));
 
   return {

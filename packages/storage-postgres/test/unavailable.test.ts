@@ -146,13 +146,62 @@ describe('an unreachable database is StorageUnavailableError, within the timeout
         connectionTimeoutMillis: 200,
         queryTimeoutMillis: 200,
       });
-      // Bound: connection 200 + query 200 + 2 s grace.
-      await expectEveryMethodUnavailable(storage, 4000);
+      // Bound: connection 200 + query 200 + 1 s grace.
+      await expectEveryMethodUnavailable(storage, 2500);
       await storage.close();
     } finally {
       await silent.close();
       // The pool's connect attempts never finish against a silent server: do not wait for them.
       void pool.end().catch(() => undefined);
+    }
+  });
+
+  // With a pool of one, the second call can only succeed on a new connection: the silent one
+  // must have been closed, not left checked out (it would be, until TCP gave up, for hours).
+  it('a server that falls silent mid-query (a partition): 503 within the bound, and that connection is closed', async () => {
+    const proxy = await tcpProxy(...upstreamAddress());
+    const storage = createPostgresStorage({
+      connectionString: throughPort(proxy.port),
+      schema,
+      poolConfig: { max: 1 },
+      connectionTimeoutMillis: 200,
+      queryTimeoutMillis: 200,
+    });
+    try {
+      expect(await storage.listPets({ limit: 1 })).toBeInstanceOf(Array);
+      proxy.muteAll();
+      const started = Date.now();
+      const error = await storage.listPets({ limit: 1 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StorageUnavailableError);
+      // Bound: connection 200 + query 200 + 1 s grace.
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(await storage.listPets({ limit: 1 })).toBeInstanceOf(Array);
+    } finally {
+      await storage.close();
+      await proxy.close();
+    }
+  });
+
+  it("a host pool's connection that arrives after the deadline goes straight back to the pool", async () => {
+    const pool = new pg.Pool({ connectionString: postgresUrl(), max: 1 });
+    const storage = createPostgresStorage({
+      pool,
+      schema,
+      connectionTimeoutMillis: 100,
+      queryTimeoutMillis: 100,
+    });
+    try {
+      const held = await pool.connect();
+      const error = await storage.listPets({ limit: 1 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StorageUnavailableError);
+      // The storage's checkout is still queued in the pool: this connection goes to it.
+      held.release();
+      await expect.poll(() => pool.idleCount).toBe(1);
+      expect(pool.totalCount).toBe(1);
+      expect(await storage.listPets({ limit: 1 })).toBeInstanceOf(Array);
+    } finally {
+      await storage.close();
+      await pool.end();
     }
   });
 });

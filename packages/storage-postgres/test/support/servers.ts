@@ -46,11 +46,14 @@ function portOf(server: Server): number {
  * every open connection without telling the client: to the client, its connection still looks
  * alive until it next writes, which is then answered by a reset. That is what a pooled
  * connection looks like after the server lost it without a goodbye (a crash, a failover).
+ * `muteAll()` stops carrying bytes either way on every open connection and closes nothing: a
+ * network partition, where the client waits for an answer that never comes. Connections made
+ * afterwards pass through.
  */
 export async function tcpProxy(
   host: string,
   port: number,
-): Promise<{ port: number; severAll(): void; close(): Promise<void> }> {
+): Promise<{ port: number; severAll(): void; muteAll(): void; close(): Promise<void> }> {
   const pairs = new Set<{ client: Socket; upstream: Socket }>();
   const server = await listen(
     createServer((client) => {
@@ -77,6 +80,15 @@ export async function tcpProxy(
         // The next bytes the client sends are met with a reset.
         client.once('data', () => client.resetAndDestroy());
         client.resume(); // unpipe() paused it
+      }
+    },
+    muteAll() {
+      for (const { client, upstream } of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        // Read and drop, so nothing backs up into the sender's socket.
+        client.on('data', () => undefined);
+        upstream.on('data', () => undefined);
       }
     },
     close: () =>
