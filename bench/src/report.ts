@@ -1,4 +1,6 @@
 import type { AdapterOverhead, AdapterResults, Results, RunFigures } from './results.js';
+import { median } from './stats.js';
+import { roundRatios } from './targets.js';
 
 const fmt = (value: number, digits = 0): string =>
   Number.isFinite(value)
@@ -200,9 +202,30 @@ function adapterSection(rows: readonly AdapterOverhead[], cell: Cell): string[] 
       rows.map((row) => [row.framework, row.operation, runsOf(row.bare), runsOf(row.ours)]),
     ),
     '',
+    ...steadyStateLines(rows),
   );
 
   return out;
+}
+
+/** Each round against the others, over all sides: round 1 is the check, the rest its control. */
+function steadyStateLines(rows: readonly AdapterOverhead[]): string[] {
+  const rounds = Math.max(0, ...rows.flatMap((row) => [row.bare.rps.length, row.ours.rps.length]));
+  if (rounds < 2) return [];
+  return [
+    "Steady state: each round's req/s over the median of the same side's other rounds, over " +
+      'all sides (median, and slowest side). Round 1 is the check (its target is on the median); ' +
+      "the later rounds show the machine's noise for comparison.",
+    '',
+    table(
+      ['Round', 'Median of sides', 'Slowest side'],
+      Array.from({ length: rounds }, (_, round) => {
+        const ratios = roundRatios(rows, round);
+        return [String(round + 1), fmt(median(ratios), 3), fmt(Math.min(...ratios), 3)];
+      }),
+    ),
+    '',
+  ];
 }
 
 /** Targets earlier runs had, and why they went. */
