@@ -12,6 +12,27 @@ export interface Lease {
 const ignore = (): void => undefined;
 
 /**
+ * A connection just handed out by pg-pool's `connect` callback, heard from until it is given
+ * back: `error` listened for (see lease), `done` called once, with an error closing it.
+ */
+export function hold(client: PoolClient, done: (failure?: Error) => void): Lease {
+  client.on('error', ignore);
+  let released = false;
+  return {
+    client,
+    release(failure?: Error): void {
+      if (released) return;
+      released = true;
+      client.off('error', ignore);
+      done(failure);
+    },
+    get released() {
+      return released;
+    },
+  };
+}
+
+/**
  * `pool.connect()` that never leaves a connection without an `error` listener.
  *
  * pg-pool takes its own listener off a connection as it hands it out. A connection that dies
@@ -42,23 +63,9 @@ export function lease(pool: Pool, millis?: number): Promise<Lease> {
         settled = true;
         return;
       }
-      client.on('error', ignore);
-      let released = false;
-      const release = (failure?: Error): void => {
-        if (released) return;
-        released = true;
-        client.off('error', ignore);
-        done(failure);
-      };
-      if (settled) release();
-      else
-        resolve({
-          client,
-          release,
-          get released() {
-            return released;
-          },
-        });
+      const held = hold(client, done);
+      if (settled) held.release();
+      else resolve(held);
       settled = true;
     });
   });

@@ -1,6 +1,5 @@
 import type { Pool, QueryConfig, QueryResult, QueryResultRow } from 'pg';
-
-const ignore = (): void => undefined;
+import { hold } from './lease.js';
 
 /**
  * One query on a pooled connection, bounded by `millis` from the call (checkout included).
@@ -16,9 +15,8 @@ const ignore = (): void => undefined;
  * microtask late. This is pool.query's own shape, the connection given back inside the query's
  * callback, with one timer of ours in place of pg's.
  *
- * While it holds the connection it listens for `error`: pg-pool takes its own listener off as it
- * hands a connection out, and an unheard `error` (the connection dies mid-query) crashes the
- * process. pg fails the query with the same error, which is what the caller gets.
+ * While it holds the connection it listens for `error` (see lease.ts: an unheard one crashes the
+ * process); pg fails the query with the same error, which is what the caller gets.
  */
 export function pooledQuery<Row extends QueryResultRow>(
   pool: Pool,
@@ -40,21 +38,14 @@ export function pooledQuery<Row extends QueryResultRow>(
         if (client !== undefined) done();
         return;
       }
-      if (connectError !== undefined || client === undefined) {
+      if (connectError || client === undefined) {
         settled = true;
         clearTimeout(timer);
         reject(connectError ?? new Error('the pool gave no connection'));
         return;
       }
-      client.on('error', ignore);
-      let released = false;
-      const release = (failure?: Error): void => {
-        if (released) return;
-        released = true;
-        client.off('error', ignore);
-        // With an error, pg-pool closes the connection instead of keeping it.
-        done(failure);
-      };
+      // Given back with an error, a connection is closed instead of kept.
+      const { release } = hold(client, done);
       giveBack = release;
       const answer = (error: Error | null | undefined, results?: unknown): void => {
         if (settled) return; // timed out: the connection is already closed
