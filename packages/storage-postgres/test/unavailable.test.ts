@@ -236,7 +236,7 @@ describe('statement timeouts travel with the work', () => {
     const storage = createPostgresStorage({ pool, schema, queryTimeoutMillis: 300 });
     const lock = await lockTables(admin, schema);
     try {
-      // The client-side backstop would fire at 1300 ms, with a different error.
+      // The client-side backstop would fire at 4300 ms (3000 + 300 + 1000), with another error.
       await expectServerCancelsEveryMethod(storage, 1200);
     } finally {
       await lock.release();

@@ -56,7 +56,8 @@ export function everyStorageCall(
 
 /**
  * Every storage method, stuck behind a lock, is cancelled by the server (57014 query_canceled)
- * once `queryTimeoutMillis` has passed: before the client-side backstop (one second later).
+ * once `queryTimeoutMillis` has passed: before the client-side backstop (at
+ * `connectionTimeoutMillis + queryTimeoutMillis + 1 s`).
  */
 export async function expectServerCancelsEveryMethod(
   storage: PetStorage,
