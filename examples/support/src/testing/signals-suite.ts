@@ -121,7 +121,13 @@ export function describeSignalsThroughPnpm({ name, appDir }: SignalSuiteOptions)
       await app.waitFor(/SIGINT: no new connections/);
       await sleep(RELAYED_SIGNAL_WINDOW_MS + 300);
       signalGroup(app, 'SIGINT');
-      const last = await app.waitForLog((line) => line.msg === 'SIGINT again: exiting now');
+      // pnpm answers the second SIGINT by sending its child a SIGTERM (its lifecycle runner's
+      // procKill), which can reach the app before the group's own SIGINT does (seen once in a
+      // CI run): either is the deliberate second signal, and the first one handled ends the app.
+      const last = await app.waitForLog(
+        (line) =>
+          line.msg === 'SIGINT again: exiting now' || line.msg === 'SIGTERM again: exiting now',
+      );
       expect(last).toMatchObject({ pid, exitCode: 1 });
       await groupGone(app);
       expect(app.output()).not.toContain('"msg":"stopped"');
