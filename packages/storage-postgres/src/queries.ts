@@ -67,18 +67,40 @@ export function queriesFor(quotedSchema: string): Queries {
     insertOrder: `INSERT INTO ${orders} (pet_id, quantity, ship_date, status, complete)
       VALUES ($1, $2, $3, $4, $5) RETURNING ${ORDER_COLUMNS}`,
     pageOfOrders: `SELECT ${ORDER_COLUMNS} FROM ${orders} WHERE id > $1 ORDER BY id LIMIT $2`,
-    selectClaim: (scopes) => `SELECT c.fingerprint, p.id, p.name, p.category_id, p.status
+    selectClaim: perScopeCount(
+      (scopes) => `SELECT c.fingerprint, p.id, p.name, p.category_id, p.status
       FROM ${claims} c JOIN ${pets} p ON p.id = c.pet_id
       WHERE c.key = $1 AND c.scope IN (${placeholders(2, scopes)}) AND c.expires_at > now()
       LIMIT 1`,
+    ),
     // migrations/003_create_pet_once.sql; `$8` is decimal text, too wide for a JS number.
-    createPetOnce: (scopes) =>
-      `SELECT * FROM ${quotedSchema}.create_pet_once($1, $2, $3, $4, $5, $6, $7, $8::bigint,
+    createPetOnce: perScopeCount(
+      (scopes) =>
+        `SELECT * FROM ${quotedSchema}.create_pet_once($1, $2, $3, $4, $5, $6, $7, $8::bigint,
         ARRAY[${placeholders(9, scopes)}]::text[])`,
+    ),
     purgeExpiredClaims: `DELETE FROM ${claims} WHERE ctid = ANY (ARRAY(
       SELECT ctid FROM ${claims} WHERE expires_at < now() LIMIT 1000 FOR UPDATE SKIP LOCKED))`,
   };
 }
+
+/**
+ * A statement text per number of scopes, built once and then the same string every time: the
+ * text is the key of inline-sql's template cache, and a string built afresh is hashed afresh.
+ * Counts are few (one scope, plus one per older scope of the principal's).
+ */
+function perScopeCount(build: (scopes: number) => string): (scopes: number) => string {
+  const texts = new Map<number, string>();
+  return (scopes) => {
+    let text = texts.get(scopes);
+    if (text === undefined) {
+      text = build(scopes);
+      if (texts.size < MAX_SCOPE_COUNTS) texts.set(scopes, text);
+    }
+    return text;
+  };
+}
+const MAX_SCOPE_COUNTS = 16;
 
 /** `$from, $from+1, …`: `count` placeholders. */
 const placeholders = (from: number, count: number): string =>
