@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * CPU time from /proc (Linux): how much CPU one process, and the whole machine,
@@ -23,6 +23,32 @@ export function processCpuSeconds(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU seconds of every `postgres` process on the machine, with those of children already
+ * reaped (the postmaster's cutime + cstime), so the sum only grows while backends and
+ * autovacuum workers come and go. Undefined where /proc is missing.
+ */
+export function postgresCpuSeconds(): number | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
+    } catch {
+      // Gone between the listing and the read: its time is in its parent's cutime by now.
+    }
+  }
+  return total / ticksPerSecond;
 }
 
 /** Busy (non-idle) CPU seconds of the whole machine since boot, all cores summed. */
