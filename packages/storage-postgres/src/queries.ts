@@ -84,6 +84,8 @@ export function queriesFor(quotedSchema: string): Queries {
   };
 }
 
+const MAX_SCOPE_COUNTS = 16;
+
 /**
  * A statement text per number of scopes, built once and then the same string every time: the
  * text is the key of inline-sql's template cache, and a string built afresh is hashed afresh.
@@ -100,7 +102,6 @@ function perScopeCount(build: (scopes: number) => string): (scopes: number) => s
     return text;
   };
 }
-const MAX_SCOPE_COUNTS = 16;
 
 /** `$from, $from+1, …`: `count` placeholders. */
 const placeholders = (from: number, count: number): string =>

@@ -57,6 +57,7 @@ it('create_pet_once looks a claim up with one generic plan per connection, not a
       expect(plan, `call ${index + 1}`).not.toContain(`'key-${index + 1}'`);
     }
   } finally {
-    client.release();
+    // Closed rather than pooled again: its session settings would outlive the test.
+    client.release(true);
   }
 });
