@@ -23,6 +23,24 @@ const petsNamed = (name: string) =>
 const claimsFor = (key: string) =>
   rows(`SELECT count(*)::text AS n FROM "${schema}".idempotency_keys WHERE key = $1`, [key]);
 
+/**
+ * The create retried as a client would: PostgreSQL sends a failed statement's error (or a
+ * killed backend's) before it ends the transaction and frees the claim's advisory lock, so a
+ * retry on another connection in that instant reads in_flight (a client's 409, worth retrying;
+ * seen once on a loaded CI machine). Any other answer ends it: a kept claim would be found.
+ */
+async function retryWhileInFlight(
+  storage: ReturnType<typeof createPostgresStorage>,
+  key: string,
+): Promise<string> {
+  let kind = 'in_flight';
+  for (let attempt = 0; kind === 'in_flight' && attempt < 50; attempt += 1) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    ({ kind } = await storage.createPetIdempotent(input(key), claim(key)));
+  }
+  return kind;
+}
+
 /** Holds an EXCLUSIVE lock on pets (as a migration might): plain reads go on, an INSERT waits. */
 async function lockPets(): Promise<{ release(): Promise<void> }> {
   const client = await admin.connect();
@@ -174,9 +192,7 @@ describe('createPetIdempotent on PostgreSQL', () => {
     expect(await petsNamed('killed')).toBe(0);
     expect(await claimsFor('killed')).toBe(0);
     // The key is free: the retry creates the pet.
-    expect((await storage.createPetIdempotent(input('killed'), claim('killed'))).kind).toBe(
-      'created',
-    );
+    expect(await retryWhileInFlight(storage, 'killed')).toBe('created');
     await storage.close();
   });
 
@@ -275,7 +291,7 @@ describe('createPetIdempotent on PostgreSQL', () => {
     await storage.close();
   });
 
-  it('a create refused by the database frees its claim with it: the retry creates at once', async () => {
+  it('a create refused by the database frees its claim with it: the retry creates', async () => {
     const storage = createPostgresStorage({ pool: admin, schema });
     // A status the CHECK constraint refuses: a statement error on a healthy connection.
     const refused = storage.createPetIdempotent(
@@ -284,10 +300,7 @@ describe('createPetIdempotent on PostgreSQL', () => {
     );
     await expect(refused).rejects.toThrow();
     expect(await claimsFor('refused')).toBe(0);
-    // The statement's transaction ended with it, and its advisory lock too.
-    expect((await storage.createPetIdempotent(input('refused'), claim('refused'))).kind).toBe(
-      'created',
-    );
+    expect(await retryWhileInFlight(storage, 'refused')).toBe('created');
     await storage.close();
   });
 });
