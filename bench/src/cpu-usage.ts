@@ -13,16 +13,32 @@ const ticksPerSecond = (() => {
   return Number.isFinite(value) && value > 0 ? value : 100;
 })();
 
-/** utime + stime of a process and all its threads, in seconds. */
-export function processCpuSeconds(pid: number): number | undefined {
+/**
+ * A process's command name and its /proc stat fields from the state on (field 3 is index 0),
+ * or undefined once it is gone. The name may hold spaces: fields are counted after its
+ * closing parenthesis.
+ */
+function procStat(pid: string | number): { command: string; fields: string[] } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+    const close = stat.lastIndexOf(')');
+    return {
+      command: stat.slice(stat.indexOf('(') + 1, close),
+      fields: stat.slice(close + 2).split(' '),
+    };
   } catch {
     return undefined;
   }
+}
+
+/** Clock ticks in fields [from, to) of a stat line, in seconds. */
+const ticksIn = (fields: readonly string[], from: number, to: number): number =>
+  fields.slice(from, to).reduce((sum, field) => sum + Number(field), 0) / ticksPerSecond;
+
+/** utime + stime of a process and all its threads, in seconds. */
+export function processCpuSeconds(pid: number): number | undefined {
+  const stat = procStat(pid);
+  return stat === undefined ? undefined : ticksIn(stat.fields, 11, 13);
 }
 
 /**
@@ -39,16 +55,12 @@ export function postgresCpuSeconds(): number | undefined {
   }
   let total = 0;
   for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
-    } catch {
-      // Gone between the listing and the read: its time is in its parent's cutime by now.
-    }
+    // One gone between the listing and the read has its time in its parent's cutime by now.
+    const stat = procStat(pid);
+    // utime, stime, cutime, cstime.
+    if (stat?.command === 'postgres') total += ticksIn(stat.fields, 11, 15);
   }
-  return total / ticksPerSecond;
+  return total;
 }
 
 /** Busy (non-idle) CPU seconds of the whole machine since boot, all cores summed. */

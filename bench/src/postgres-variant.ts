@@ -10,17 +10,22 @@ import { findPgBouncer, startPgBouncer } from '@petstore/test-postgres';
 import pg from 'pg';
 import { LOAD_CPU, pinSelf } from './cpu.js';
 import { postgresCpuSeconds, withCpu } from './cpu-usage.js';
-import { load } from './load.js';
-import { describe, requestSpec, startServer } from './measurements/adapter-overhead.js';
+import { describe } from './measurements/adapter-overhead.js';
+import { loadSide, startPair } from './measurements/postgres-vs-bare.js';
 import { startDatabase } from './postgres.js';
 import { benchSchema, seedPostgres } from './postgres-seed.js';
+import type { PostgresWorkload } from './results.js';
 
 const [workload = 'keyed', path = 'direct', roundsArg = '3', sqlFile] = process.argv.slice(2);
-if (!['create', 'keyed', 'list'].includes(workload))
-  throw new Error(`unknown workload ${workload}`);
+const WORKLOADS: Readonly<Record<string, PostgresWorkload>> = {
+  create: 'create',
+  keyed: 'keyed create',
+  list: 'list',
+};
+const measured = WORKLOADS[workload];
+if (measured === undefined) throw new Error(`unknown workload ${workload}`);
 if (!['direct', 'pgbouncer'].includes(path)) throw new Error(`unknown path ${path}`);
 const rounds = Math.min(10, Math.max(1, Number(roundsArg) || 3));
-const operation = workload === 'list' ? 'list' : 'create';
 
 const db = await startDatabase();
 // After PostgreSQL started, so its processes keep both cores, as in the bench.
@@ -43,15 +48,11 @@ const bouncer =
   path === 'pgbouncer' && 'bin' in found
     ? await startPgBouncer({ bin: found.bin, server: db.url })
     : undefined;
-const spec = { databaseUrl: bouncer?.connectionString ?? db.url, schema, poolMax: 16 };
-const sides = {
-  bare: await startServer({ kind: 'node-bare-postgres', ...spec }),
-  ours: await startServer({ kind: 'node-ours-postgres', ...spec }),
-};
+const pair = await startPair(bouncer?.connectionString ?? db.url, schema, 16);
 const run = (side: 'bare' | 'ours', seconds: number) =>
-  load({
-    ...requestSpec(sides[side], operation, { connections: 16, seconds }),
-    idempotencyKeys: workload === 'keyed' && side === 'ours',
+  loadSide(pair, side, measured, {
+    connections: 16,
+    seconds,
   });
 try {
   for (const side of ['bare', 'ours'] as const) await run(side, 4);
@@ -59,19 +60,19 @@ try {
     const order = round % 2 === 1 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
     for (const side of order) {
       const before = postgresCpuSeconds();
-      const measured = await withCpu(sides[side].pid, () => run(side, 5));
+      const { result, cpu } = await withCpu(pair[side].pid, () => run(side, 5));
       const after = postgresCpuSeconds();
       const database =
         before === undefined || after === undefined
           ? 'unknown'
-          : `${Math.round(((after - before) * 1e6) / measured.result.requests)} µs/request`;
+          : `${Math.round(((after - before) * 1e6) / result.requests)} µs/request`;
       process.stdout.write(
-        `${workload} ${path} ${side} round ${round}/${rounds}: ${describe(measured.result, measured.cpu.process)}, PostgreSQL CPU ${database}\n`,
+        `${workload} ${path} ${side} round ${round}/${rounds}: ${describe(result, cpu.process)}, PostgreSQL CPU ${database}\n`,
       );
     }
   }
 } finally {
-  await Promise.all([sides.bare.stop(), sides.ours.stop()]);
+  await Promise.all([pair.bare.stop(), pair.ours.stop()]);
   await bouncer?.stop();
   await db.stop();
 }

@@ -7,19 +7,23 @@ import { benchSchema, seedPostgres } from '../postgres-seed.js';
 import type { Progress } from '../progress.js';
 import type { PostgresPath, PostgresRow, PostgresVsBare, PostgresWorkload } from '../results.js';
 import { compared, type MeasuredRun } from '../run-figures.js';
-import { checked, describe, requestSpec, startServer } from './adapter-overhead.js';
+import { checked, describe, type RunBounds, requestSpec, startServer } from './adapter-overhead.js';
 
 /** The pets each schema starts with, so the list reads a full page and a next link. */
 const SEED = 1_000;
 const WORKLOADS: readonly PostgresWorkload[] = ['create', 'keyed create', 'list'];
 
 /** Both servers of one path: the bare node:http route and ours, on the same database. */
-interface Pair {
+export interface Pair {
   readonly bare: BenchChild;
   readonly ours: BenchChild;
 }
 
-async function startPair(databaseUrl: string, schema: string, poolMax: number): Promise<Pair> {
+export async function startPair(
+  databaseUrl: string,
+  schema: string,
+  poolMax: number,
+): Promise<Pair> {
   const spec = { databaseUrl, schema, poolMax };
   const [bare, ours] = await Promise.all([
     startServer({ kind: 'node-bare-postgres', ...spec }),
@@ -29,10 +33,26 @@ async function startPair(databaseUrl: string, schema: string, poolMax: number): 
 }
 
 /**
+ * One load run of `workload` on one side of the pair. A keyed create is ours with a fresh
+ * `Idempotency-Key` per request against the bare plain create (the bare route has no
+ * idempotency to offer).
+ */
+export function loadSide(
+  pair: Pair,
+  side: 'bare' | 'ours',
+  workload: PostgresWorkload,
+  bounds: RunBounds,
+): ReturnType<typeof load> {
+  return load({
+    ...requestSpec(pair[side], workload === 'list' ? 'list' : 'create', bounds),
+    idempotencyKeys: workload === 'keyed create' && side === 'ours',
+  });
+}
+
+/**
  * One workload through one path: the bare route against ours, rounds
- * interleaved (A B, B A, ...) after a warm-up of each. A keyed create is ours
- * with a fresh `Idempotency-Key` per request against the bare plain create
- * (the bare route has no idempotency to offer).
+ * interleaved (A B, B A, ...) after a warm-up of each (see loadSide for keyed
+ * creates).
  */
 async function measureWorkload(
   config: BenchConfig,
@@ -43,13 +63,10 @@ async function measureWorkload(
 ): Promise<PostgresRow> {
   const { connections, warmupSeconds, secondsPerRun, rounds, maxRequestsPerRun } = config.postgres;
   const run = async (side: 'bare' | 'ours', seconds: number): Promise<MeasuredRun> => {
-    const child = pair[side];
-    const operation = workload === 'list' ? 'list' : 'create';
-    const spec = {
-      ...requestSpec(child, operation, { connections, seconds, maxRequests: maxRequestsPerRun }),
-      idempotencyKeys: workload === 'keyed create' && side === 'ours',
-    };
-    const { result, cpu } = await withCpu(child.pid, () => load(spec));
+    const bounds = { connections, seconds, maxRequests: maxRequestsPerRun };
+    const { result, cpu } = await withCpu(pair[side].pid, () =>
+      loadSide(pair, side, workload, bounds),
+    );
     return { load: checked(`postgres ${path} ${workload} ${side}`, result), cpu };
   };
   for (const side of ['bare', 'ours'] as const) await run(side, warmupSeconds);
