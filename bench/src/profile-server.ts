@@ -11,7 +11,7 @@ import { LOAD_CPU, pinSelf } from './cpu.js';
 import { withCpu } from './cpu-usage.js';
 import { load } from './load.js';
 import { describe, requestSpec, startServer } from './measurements/adapter-overhead.js';
-import type { ServerSpec } from './servers/entry.js';
+import type { ServerSpec } from './servers/spec.js';
 
 const kind = (process.argv[2] ?? 'fastify-ours') as ServerSpec['kind'];
 const operation = process.argv[3] === 'create' ? 'create' : 'list';

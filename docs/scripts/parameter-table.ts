@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OPERATIONS } from '../../packages/core/src/operations.js';
+import { OPERATIONS } from '../../packages/core/src/operations/operations.js';
 
 export const CONTRACT = fileURLToPath(new URL('../contract.md', import.meta.url));
 const START = '<!-- parameters: generated from the operation table, do not edit -->';

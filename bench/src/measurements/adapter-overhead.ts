@@ -7,7 +7,7 @@ import { type LoadResult, type LoadSpec, load } from '../load.js';
 import type { Progress } from '../progress.js';
 import type { AdapterOverhead, Framework } from '../results.js';
 import { compared, type MeasuredRun } from '../run-figures.js';
-import type { ServerSpec } from '../servers/entry.js';
+import type { ServerSpec } from '../servers/spec.js';
 import { expectStatus, probe } from './http-probe.js';
 
 export const SERVER_ENTRY = new URL('../servers/entry.ts', import.meta.url);

@@ -26,28 +26,7 @@ import {
   seededMemoryStorage,
 } from './ours.js';
 import { rawNodeServer } from './raw-node.js';
-
-export type ServerSpec =
-  | {
-      readonly kind:
-        | 'express-bare'
-        | 'express-ours'
-        | 'hapi-bare'
-        | 'hapi-ours'
-        | 'node-bare'
-        | 'node-ours'
-        | 'fastify-bare'
-        | 'fastify-ours'
-        | 'raw-bare'
-        | 'raw-ours'
-        | 'docs-assets';
-    }
-  | {
-      readonly kind: 'node-ours-postgres' | 'node-bare-postgres';
-      readonly databaseUrl: string;
-      readonly schema: string;
-      readonly poolMax: number;
-    };
+import type { ServerSpec } from './spec.js';
 
 function listenExpress(app: Express): Promise<HttpServer> {
   return new Promise((resolve, reject) => {

@@ -1,3 +1,4 @@
+import { checkPath } from '@petstore/core';
 import type { ApiReferenceAnswer, RequestHeaders } from './answer.js';
 import { type ScalarBundle, scalarBundle } from './bundle.js';
 import { contentHash } from './hash.js';
@@ -31,14 +32,15 @@ export interface ApiReference {
   readonly paths: readonly string[];
 }
 
-/** A URL path of RFC 3986 path characters, segment by segment, with no trailing `/`. */
-const URL_PATH = /^(?:\/[\w\-.~!$&'()*+,;=:@%]+)+$/;
-
-function checkedPath(name: string, value: string, emptyAllowed: boolean): string {
-  if ((emptyAllowed && value === '') || URL_PATH.test(value)) return value;
-  throw new TypeError(
-    `${name} must be a path like /docs (URL path characters, no trailing /); got ${JSON.stringify(value)}`,
-  );
+/** A configured path, checked as every path option of the project is (`checkPath`); `''` is the root. */
+function checkedPath(name: string, value: string, rootAllowed: boolean): string {
+  const path = checkPath(value, name);
+  if (path === '' && !rootAllowed) {
+    throw new TypeError(
+      `${name} must be a path below the root, like /docs; got ${JSON.stringify(value)}`,
+    );
+  }
+  return path;
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';

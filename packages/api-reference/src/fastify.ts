@@ -1,3 +1,4 @@
+import { createMount } from '@petstore/core';
 import type { FastifyPluginCallback, onRequestHookHandler } from 'fastify';
 import { type ApiReferenceOptions, createApiReference } from './api-reference.js';
 import { writeAnswer } from './write.js';
@@ -15,8 +16,10 @@ export const apiReferencePlugin: FastifyPluginCallback<ApiReferenceOptions> = (
 ) => {
   const { prefix } = fastify;
   const reference = createApiReference({ ...options, path: options.path ?? `${prefix}/docs` });
+  const mount = createMount({ mountPath: prefix });
   for (const path of reference.paths) {
-    if (!path.startsWith(`${prefix}/`)) {
+    const route = mount.below(path);
+    if (route === undefined || route === '') {
       done(new TypeError(`path ${path} is not below the plugin's prefix ${prefix}`));
       return;
     }
@@ -27,7 +30,7 @@ export const apiReferencePlugin: FastifyPluginCallback<ApiReferenceOptions> = (
     };
     fastify.route({
       method: fastify.supportedMethods,
-      url: path.slice(prefix.length),
+      url: route,
       onRequest,
       // Never reached: the hook has answered.
       handler: () => {},

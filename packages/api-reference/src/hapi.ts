@@ -1,4 +1,5 @@
 import type { Plugin, Request, ResponseToolkit, RouteOptions } from '@hapi/hapi';
+import { createMount } from '@petstore/core';
 import { type ApiReferenceOptions, createApiReference } from './api-reference.js';
 import { writeAnswer } from './write.js';
 
@@ -27,8 +28,10 @@ export const apiReferencePlugin: Plugin<ApiReferenceOptions> = {
   register(server, options) {
     const prefix = server.realm.modifiers.route.prefix ?? '';
     const reference = createApiReference({ ...options, path: options.path ?? `${prefix}/docs` });
+    const mount = createMount({ mountPath: prefix });
     for (const path of reference.paths) {
-      if (!path.startsWith(`${prefix}/`)) {
+      const route = mount.below(path);
+      if (route === undefined || route === '') {
         throw new TypeError(`path ${path} is not below the plugin's prefix ${prefix}`);
       }
       const handler = (request: Request, h: ResponseToolkit) => {
@@ -36,7 +39,6 @@ export const apiReferencePlugin: Plugin<ApiReferenceOptions> = {
         if (answer !== undefined) writeAnswer(request.raw.res, answer);
         return h.abandon;
       };
-      const route = path.slice(prefix.length);
       // hapi looks at routes of the request's method before `*` routes: HEAD goes to GET.
       server.route([
         { method: 'GET', path: route, options: { ...ROUTE, handler } },

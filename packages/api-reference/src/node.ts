@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createMount } from '@petstore/core';
 import { type ApiReferenceOptions, createApiReference } from './api-reference.js';
 import { pathOf, writeAnswer } from './write.js';
 
@@ -12,9 +13,9 @@ export type ApiReferenceListener = (
   next?: (error?: unknown) => void,
 ) => void;
 
-const NOT_FOUND = Buffer.from(
-  '{"code":"not_found","message":"Nothing is served at this path.","status":404}',
-);
+/** The pet store's answer outside the paths it serves: the same JSON 404 as every adapter's. */
+const { outside } = createMount();
+const NOT_FOUND = Buffer.from(outside.body ?? '');
 
 /**
  * `http.createServer(apiReferenceListener())` serves the page at `/docs` and a JSON 404
@@ -32,8 +33,8 @@ export function apiReferenceListener(options: ApiReferenceOptions = {}): ApiRefe
     if (answer !== undefined) writeAnswer(res, answer);
     else if (next !== undefined) next();
     else {
-      res.writeHead(404, {
-        'content-type': 'application/json; charset=utf-8',
+      res.writeHead(outside.status, {
+        ...outside.headers,
         'content-length': String(NOT_FOUND.byteLength),
       });
       res.end(NOT_FOUND);

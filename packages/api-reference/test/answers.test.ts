@@ -39,10 +39,17 @@ describe('createApiReference: the paths it answers', () => {
     expect(text(own('GET', own.paths[2] ?? '', {})?.body ?? new Uint8Array())).toContain(
       'url: "/spec.json"',
     );
-    for (const path of ['docs', '/docs/', '', '//evil.example', '/a b', '/a?b']) {
-      expect(() => createApiReference({ path })).toThrow(TypeError);
+    // The project's one path rule (core's checkPath), as for every mount and public path.
+    for (const path of ['', '/', '//evil.example', '/a b', '/a?b', '/./docs', '/a/../docs']) {
+      expect(() => createApiReference({ path }), path).toThrow(TypeError);
     }
-    expect(() => createApiReference({ publicPath: 'v1' })).toThrow(/publicPath must be a path/);
+    for (const path of ['docs', '/docs/']) {
+      expect(createApiReference({ path }).paths[0], path).toBe('/docs');
+    }
+    expect(createApiReference({ publicPath: 'v1/' }).paths).toHaveLength(3);
+    expect(() => createApiReference({ publicPath: 'https://x/v1' })).toThrow(
+      /publicPath must be a path/,
+    );
     expect(() => createApiReference({ openApiUrl: 'https://elsewhere.example/o.json' })).toThrow(
       /openApiUrl must be a path/,
     );

@@ -71,7 +71,7 @@ const HOSTS: Record<string, (store: PetStore) => Promise<Running>> = {
     return { origin: originOf(app.server), close: () => app.close() };
   },
   'node:http': (store) => {
-    const api = petStoreListener(store, { basePath: '/v1' });
+    const api = petStoreListener(store, { mountPath: '/v1' });
     const docs = apiReferenceListener({ publicPath: '/v1' });
     return listening(createServer((req, res) => docs(req, res, () => api(req, res))));
   },

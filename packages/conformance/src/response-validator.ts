@@ -1,3 +1,4 @@
+import { createMount } from '@petstore/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { WireResponse } from './wire.js';
 
@@ -17,6 +18,7 @@ const pointer = (...parts: string[]): string =>
  * operation is itself a failure: the document must describe every answer.
  */
 export function createResponseValidator(document: Json, mountPath = '/v1') {
+  const mount = createMount({ mountPath });
   const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
   ajv.addSchema(document, 'openapi.json');
   const paths = Object.keys(document.paths as Json).map<PathEntry>((template) => ({
@@ -25,8 +27,11 @@ export function createResponseValidator(document: Json, mountPath = '/v1') {
   }));
 
   return (method: string, path: string, response: WireResponse): string[] => {
-    const pathname = (path.split('?')[0] ?? '').slice(mountPath.length) || '/';
-    const entry = paths.find(({ pattern }) => pattern.test(pathname));
+    // Outside the mount no operation answers: the Error schema applies.
+    const below = mount.below(path);
+    const pathname = below === undefined ? undefined : (below.split('?')[0] ?? '') || '/';
+    const entry =
+      pathname === undefined ? undefined : paths.find(({ pattern }) => pattern.test(pathname));
     const operation =
       entry && ((document.paths as Json)[entry.template] as Json)[method.toLowerCase()];
     // Unknown paths (404) and methods (405) belong to no operation: they answer the Error schema.

@@ -1,6 +1,6 @@
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PetStore, PetStoreRequest } from '@petstore/core';
+import { createMount, type PetStore, type PetStoreRequest } from '@petstore/core';
 import type { ConformanceTarget, WireRequest, WireResponse } from './wire.js';
 
 const lowerCaseKeys = (headers: Readonly<Record<string, string>> = {}): Record<string, string> =>
@@ -21,19 +21,21 @@ const NO_ANSWER: WireResponse = { status: 0, headers: {}, body: '' };
 
 /** Calls `store.handle` directly, as an adapter mounted at `mountPath` would. */
 export function coreTarget(store: PetStore, mountPath = '/v1'): ConformanceTarget {
+  const mount = createMount({ mountPath });
   return {
     async send(wire: WireRequest): Promise<WireResponse> {
-      const [pathname = '', query = ''] = wire.path.split(/\?(.*)/s);
-      if (pathname !== mountPath && !pathname.startsWith(`${mountPath}/`)) {
-        throw new Error(`coreTarget only serves ${mountPath}; got ${pathname}`);
+      const below = mount.below(wire.path);
+      if (below === undefined) {
+        throw new Error(`coreTarget only serves ${mount.mountPath}; got ${wire.path}`);
       }
+      const [path = '', query = ''] = below.split(/\?(.*)/s);
       const body = wire.body;
       const request: PetStoreRequest = {
         method: wire.method,
-        path: pathname.slice(mountPath.length) || '/',
+        path: path || '/',
         query,
         headers: lowerCaseKeys(wire.headers),
-        publicPath: mountPath,
+        publicPath: mount.publicPathBelow(''),
         body:
           body === undefined || typeof body === 'string' || body instanceof Uint8Array
             ? body

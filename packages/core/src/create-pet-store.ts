@@ -1,27 +1,25 @@
-import { answer, answerFailure } from './answer.js';
-import { createAuthenticator } from './auth.js';
-import { RequestContext, type StoreParts } from './context.js';
-import { dispatch } from './dispatch.js';
-import type { PetStoreRequest, PetStoreResponse } from './http.js';
-import { buildOpenApiDocument } from './openapi.js';
-import { operationsFor } from './operations.js';
+import { createAuthenticator } from './auth/auth.js';
+import type { PetStoreRequest, PetStoreResponse } from './http/messages.js';
+import { requestIdOf } from './http/request-id.js';
+import { buildOpenApiDocument } from './openapi/openapi.js';
+import { operationsFor } from './operations/operations.js';
+import { compileRouter, type Router } from './operations/router.js';
 import { type PetStoreOptions, resolveOptions } from './options.js';
 import type { PetStore } from './pet-store.js';
-import { requestPublicPath } from './public-path.js';
-import { requestIdOf } from './request-id.js';
-import { compileRouter } from './router.js';
+import { answer, answerFailure } from './pipeline/answer.js';
+import { RequestContext, type StoreParts } from './pipeline/context.js';
+import { dispatch } from './pipeline/dispatch.js';
 
 /** Everything a store needs per request, built once. */
-function buildStore(input: PetStoreOptions): StoreParts {
+function buildStore(input: PetStoreOptions): { parts: StoreParts; findRoute: Router } {
   const options = resolveOptions(input);
   const operations = operationsFor(options);
-  return {
+  const parts = {
     options,
     openApiDocument: buildOpenApiDocument(operations, options),
     authenticate: createAuthenticator(input),
-    findRoute: compileRouter(operations),
-    publicPathOf: requestPublicPath(options.publicPath),
   };
+  return { parts, findRoute: compileRouter(operations) };
 }
 
 /**
@@ -29,13 +27,17 @@ function buildStore(input: PetStoreOptions): StoreParts {
  * a create or a list then waits once, on the storage, and a refusal answers
  * without a trip through the microtask queue.
  */
-function handle(store: StoreParts, request: PetStoreRequest): Promise<PetStoreResponse> {
+function handle(
+  store: StoreParts,
+  findRoute: Router,
+  request: PetStoreRequest,
+): Promise<PetStoreResponse> {
   // Hooks are optional: without one, no clock is read.
   const started = store.options.hooks.onResponse === undefined ? 0 : performance.now();
   const context = new RequestContext(store, request, requestIdOf(request.headers), started);
   let result: ReturnType<typeof dispatch>;
   try {
-    result = dispatch(context);
+    result = dispatch(findRoute, context);
   } catch (error) {
     return Promise.resolve(answerFailure(context, error));
   }
@@ -49,12 +51,12 @@ function handle(store: StoreParts, request: PetStoreRequest): Promise<PetStoreRe
 }
 
 export function createPetStore(input: PetStoreOptions): PetStore {
-  const store = buildStore(input);
+  const { parts, findRoute } = buildStore(input);
   return {
-    openApiDocument: store.openApiDocument,
+    openApiDocument: parts.openApiDocument,
     handle(request) {
       try {
-        return handle(store, request);
+        return handle(parts, findRoute, request);
       } catch (error) {
         // A request without headers, say: a promise all the same, as an async function gives.
         return Promise.reject(error);

@@ -1,17 +1,8 @@
-export { CLIENT_CLOSED_REQUEST } from './answer.js';
-export type { ApiKey } from './api-keys.js';
-export type { Verify } from './auth.js';
+export type { ApiKey } from './auth/api-keys.js';
+export type { Verify } from './auth/auth.js';
 export { createPetStore } from './create-pet-store.js';
-export { renamedOption } from './deprecated-options.js';
-export type { ApiError, ErrorCode, ErrorDetail } from './errors.js';
-export { errorResponse } from './errors.js';
-export type {
-  DeprecatedCallEvent,
-  ErrorEvent,
-  OperationEvent,
-  PetStoreHooks,
-  ResponseEvent,
-} from './hooks.js';
+export type { ApiError, ErrorCode, ErrorDetail } from './http/errors.js';
+export { errorResponse } from './http/errors.js';
 export type {
   ParsedBody,
   PetStoreRequest,
@@ -19,17 +10,26 @@ export type {
   RequestBody,
   RequestHeaders,
   UnreadableBody,
-} from './http.js';
+} from './http/messages.js';
+export type { Mount, MountOptions } from './http/mount.js';
+export { checkPath, createMount, readTarget } from './http/mount.js';
+export { isUsableHost, protocolRefusal } from './http/protocol.js';
+export { requestIdOf } from './http/request-id.js';
 export type {
   DeprecationOptions,
   IdempotencyOptions,
   PetStoreOptions,
   ServerEntry,
 } from './options.js';
-export { belowMount, checkPath, parsePath, readTarget } from './paths.js';
 export type { PetStore } from './pet-store.js';
-export { isUsableHost, protocolRefusal } from './protocol.js';
-export { requestIdOf } from './request-id.js';
+export { CLIENT_CLOSED_REQUEST } from './pipeline/answer.js';
+export type {
+  DeprecatedCallEvent,
+  ErrorEvent,
+  OperationEvent,
+  PetStoreHooks,
+  ResponseEvent,
+} from './pipeline/hooks.js';
 export type {
   ErrorBody,
   NewPet,
@@ -39,13 +39,13 @@ export type {
   Pet,
   PetInput,
   PetStatus,
-} from './schemas.js';
-export { MAX_ID, NewPetSchema, PET_STATUSES, PetSchema } from './schemas.js';
+} from './schemas/schemas.js';
+export { MAX_ID, NewPetSchema, PET_STATUSES, PetSchema } from './schemas/schemas.js';
 export type {
   IdempotencyClaim,
   IdempotentCreateResult,
   PageQuery,
   PetPageQuery,
   PetStorage,
-} from './storage.js';
-export { isStorageUnavailable, StorageUnavailableError } from './storage.js';
+} from './storage/storage.js';
+export { isStorageUnavailable, StorageUnavailableError } from './storage/storage.js';

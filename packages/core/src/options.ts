@@ -1,11 +1,10 @@
-import type { ApiKey } from './api-keys.js';
-import type { Verify } from './auth.js';
-import { renamedOption } from './deprecated-options.js';
-import type { PetStoreHooks } from './hooks.js';
-import { checkPath } from './paths.js';
-import type { PetStatus } from './schemas.js';
-import type { ScopeOptions } from './scope.js';
-import type { PetStorage } from './storage.js';
+import type { ApiKey } from './auth/api-keys.js';
+import type { Verify } from './auth/auth.js';
+import { checkPath } from './http/mount.js';
+import type { PetStoreHooks } from './pipeline/hooks.js';
+import type { PetStatus } from './schemas/schemas.js';
+import type { ScopeOptions } from './storage/scope.js';
+import type { PetStorage } from './storage/storage.js';
 
 export interface ServerEntry {
   readonly url: string;
@@ -57,8 +56,6 @@ export interface PetStoreOptions {
    * when a request does not say its own (adapters do). Default `/v1`.
    */
   readonly publicPath?: string | undefined;
-  /** @deprecated Renamed `publicPath`; read until the next minor version. */
-  readonly basePath?: string | undefined;
   /** Base URLs shown in the OpenAPI document (production, staging). */
   readonly servers?: readonly ServerEntry[] | undefined;
   /** Status of a pet created without one. Default `available`. */
@@ -86,13 +83,13 @@ export interface ResolvedOptions {
   readonly hooks: PetStoreHooks;
 }
 
-export const DEFAULT_MAX_BODY_BYTES = 16 * 1024;
-export const DEFAULT_DEPRECATED_AT = new Date('2026-11-22T00:00:00Z');
-export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
-export const DEFAULT_SUNSET_AT = new Date('2030-12-05T00:00:00Z');
+const DEFAULT_MAX_REQUEST_BODY_BYTES = 16 * 1024;
+const DEFAULT_DEPRECATED_AT = new Date('2026-11-22T00:00:00Z');
+const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_SUNSET_AT = new Date('2030-12-05T00:00:00Z');
 
 export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new TypeError(
       `maxBodyBytes must be a positive integer, got ${String(options.maxBodyBytes)}`,
@@ -117,16 +114,7 @@ export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
       `idempotency.legacyScopes must be 'read' or 'write', got ${String(legacyScopes)}`,
     );
   }
-  const publicPath = checkPath(
-    renamedOption(
-      'createPetStore',
-      'basePath',
-      'publicPath',
-      options.basePath,
-      options.publicPath,
-    ) ?? '/v1',
-    'publicPath',
-  );
+  const publicPath = checkPath(options.publicPath ?? '/v1', 'publicPath');
   return {
     storage: options.storage,
     publicPath,

@@ -1,4 +1,4 @@
-import type { PetStoreRequest, PetStoreResponse } from './http.js';
+import type { PetStoreRequest, PetStoreResponse } from './http/messages.js';
 
 /** What `createPetStore` returns: one function from request to response, and its document. */
 export interface PetStore {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClientAbortedError, readJsonBody } from '../src/body.js';
+import { ClientAbortedError, readJsonBody } from '../src/input/body.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../src/cursor.js';
-import { MAX_ID } from '../src/schemas.js';
+import { decodeCursor, encodeCursor } from '../src/input/cursor.js';
+import { MAX_ID } from '../src/schemas/schemas.js';
 
 describe('page cursors', () => {
   it("are the base64url of the id's digits, as Buffer writes it, and read back", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findRoundedNumbers } from '../src/exact-numbers.js';
+import { findRoundedNumbers } from '../src/input/exact-numbers.js';
 
 describe('findRoundedNumbers', () => {
   it.each([

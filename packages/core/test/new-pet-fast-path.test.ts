@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { isPlainNewPet } from '../src/new-pet-fast-path.js';
-import { MAX_ID, NewPetSchema } from '../src/schemas.js';
+import { isPlainNewPet } from '../src/input/new-pet-fast-path.js';
+import { MAX_ID, NewPetSchema } from '../src/schemas/schemas.js';
 
 // isPlainNewPet skips valibot for bodies that are plainly valid. It may say
 // "not plainly valid" too often (the schema then decides), never too seldom.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createPetStore } from '../src/index.js';
-import type { OperationSpec } from '../src/operation-spec.js';
-import { OPERATIONS } from '../src/operations.js';
-import { compileRouter } from '../src/router.js';
+import type { OperationSpec } from '../src/operations/operation-spec.js';
+import { OPERATIONS } from '../src/operations/operations.js';
+import { compileRouter } from '../src/operations/router.js';
 import { arrayStorage } from './support/array-storage.js';
 
 type Json = Record<string, unknown>;

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../src/operations.js';
-import { type AnyParameter, limitParameter, petIdParameter } from '../src/params.js';
+import { type AnyParameter, limitParameter, petIdParameter } from '../src/input/params.js';
+import { OPERATIONS } from '../src/operations/operations.js';
 
 /** Text a client might send: digits and near misses, and anything at all. */
 const texts = fc.oneof(

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createAuthenticator } from '../src/auth.js';
-import { generateRequestId } from '../src/request-id.js';
+import { createAuthenticator } from '../src/auth/auth.js';
+import { generateRequestId } from '../src/http/request-id.js';
 
 describe('generated request ids', () => {
   it('are distinct RFC 9562 version 8 UUIDs', () => {

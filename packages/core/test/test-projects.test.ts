@@ -36,11 +36,7 @@ describe('vitest projects', () => {
     ]) {
       expect(withPostgres, name).not.toContain(name);
     }
-    for (const name of [
-      '@petstore/storage-postgres',
-      '@petstore/example-support',
-      '@petstore/bench',
-    ]) {
+    for (const name of ['@petstore/storage-postgres', '@petstore/service', '@petstore/bench']) {
       expect(withPostgres, name).toContain(name);
     }
   });

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { NewPetSchema } from '../src/schemas.js';
-import { validateBody } from '../src/validation.js';
+import { validateBody } from '../src/input/validation.js';
+import { NewPetSchema } from '../src/schemas/schemas.js';
 
 type Node = v.GenericSchema & {
   readonly message?: unknown;

@@ -1,11 +1,5 @@
-import {
-  belowMount,
-  checkPath,
-  type PetStore,
-  type RequestBody,
-  renamedOption,
-} from '@petstore/core';
-import { bodyFromParserError, bodyOf, originForm, respond, toCoreRequest } from '@petstore/node';
+import { createMount, type Mount, type PetStore, type RequestBody } from '@petstore/core';
+import { bodyFromParserError, bodyOf, respond, toCoreRequest } from '@petstore/node';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 
 export interface PetStoreRouterOptions {
@@ -21,8 +15,6 @@ export interface PetStoreRouterOptions {
    * it: a path, or a function of the request. Default: the mount (`req.baseUrl`).
    */
   readonly publicPath?: string | ((req: Request) => string) | undefined;
-  /** @deprecated Renamed `publicPath`; read until the next minor version. */
-  readonly basePath?: ((req: Request) => string) | undefined;
   /** Called when a response could not be written; the client then got a plain 500 or a closed socket. */
   readonly onWriteError?: ((error: unknown, req: Request) => void) | undefined;
 }
@@ -36,19 +28,10 @@ export interface PetStoreRouterOptions {
  */
 export type PetStoreRouter = [RequestHandler, ErrorRequestHandler];
 
-/** The public path of a request: the option's (checked once, if a string), else the mount. */
-function publicPathOf(options: PetStoreRouterOptions, mountPath: string): (req: Request) => string {
-  const given = renamedOption(
-    'petStoreRouter',
-    'basePath',
-    'publicPath',
-    options.basePath,
-    options.publicPath,
-  );
-  if (given === undefined) return (req) => req.baseUrl + mountPath;
-  if (typeof given === 'function') return given;
-  const path = checkPath(given, 'publicPath');
-  return () => path;
+/** The public path of a request: the option's (a function's is checked by the core), else the mount's. */
+function publicPathOf(options: PetStoreRouterOptions, mount: Mount): (req: Request) => string {
+  const given = options.publicPath;
+  return typeof given === 'function' ? given : (req) => mount.publicPathBelow(req.baseUrl);
 }
 
 export function petStoreRouter(
@@ -56,11 +39,14 @@ export function petStoreRouter(
   options: PetStoreRouterOptions = {},
 ): PetStoreRouter {
   const { onWriteError } = options;
-  const mountPath = checkPath(options.mountPath ?? '', 'mountPath');
-  const publicPath = publicPathOf(options, mountPath);
+  const { publicPath: given } = options;
+  const mount = createMount({
+    mountPath: options.mountPath,
+    publicPath: typeof given === 'function' ? undefined : given,
+  });
+  const publicPath = publicPathOf(options, mount);
   // Express cut its own mount off `req.url`; an absolute-form target keeps its origin there.
-  const targetBelow = (req: Request): string | undefined =>
-    belowMount(originForm(req.url), mountPath);
+  const targetBelow = (req: Request): string | undefined => mount.below(req.url);
   const answer = (req: Request, res: Response, target: string, body: RequestBody): void => {
     void respond(
       store,

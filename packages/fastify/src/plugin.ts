@@ -1,5 +1,5 @@
-import { belowMount, checkPath, type PetStore, renamedOption } from '@petstore/core';
-import { originForm, respond, toCoreRequest } from '@petstore/node';
+import { createMount, type Mount, type PetStore, readTarget } from '@petstore/core';
+import { respond, toCoreRequest } from '@petstore/node';
 import type {
   FastifyError,
   FastifyPluginCallback,
@@ -14,8 +14,6 @@ export interface PetStorePluginOptions {
   readonly store: PetStore;
   /** Where clients see the API, for `Location` and `Link`, when a proxy rewrites it. Default: the `prefix`. */
   readonly publicPath?: string | undefined;
-  /** @deprecated Renamed `publicPath`; read until the next minor version. */
-  readonly basePath?: string | undefined;
   /** Called when a response could not be written; the client then got a plain 500 or a closed socket. */
   readonly onWriteError?: ((error: unknown, request: FastifyRequest) => void) | undefined;
 }
@@ -33,7 +31,7 @@ function hostNotFound(request: FastifyRequest, reply: FastifyReply): void {
 type Answer = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /** Every mount of the plugin on a server, for `petStoreFrameworkErrors`. */
-const mounts = new WeakMap<object, Array<{ prefix: string; answer: Answer }>>();
+const mounts = new WeakMap<object, Array<{ mount: Mount; answer: Answer }>>();
 
 /**
  * Every request under the prefix is answered from a route-level `onRequest`
@@ -43,22 +41,15 @@ const mounts = new WeakMap<object, Array<{ prefix: string; answer: Answer }>>();
  */
 const plugin: FastifyPluginCallback<PetStorePluginOptions> = (fastify, options, done) => {
   const { store, onWriteError } = options;
-  const { prefix } = fastify;
-  const given = renamedOption(
-    'petStorePlugin',
-    'basePath',
-    'publicPath',
-    options.basePath,
-    options.publicPath,
-  );
-  const publicPath = given === undefined ? prefix : checkPath(given, 'publicPath');
+  const mount = createMount({ mountPath: fastify.prefix, publicPath: options.publicPath });
+  const publicPath = mount.publicPathBelow('');
 
   const answer: Answer = async (request, reply) => {
     const req = request.raw;
     // The target as a URL parser reads it, matched literally: Fastify's router also takes
     // `/%76%31`, `/V1` (caseSensitive: false) or `//v1` (ignoreDuplicateSlashes) to this
     // route, but the API is at its prefix exactly, on every host.
-    const below = belowMount(originForm(req.url ?? '/'), prefix);
+    const below = mount.below(req.url ?? '/');
     if (below === undefined) {
       hostNotFound(request, reply);
       return;
@@ -93,7 +84,7 @@ const plugin: FastifyPluginCallback<PetStorePluginOptions> = (fastify, options, 
   fastify.setNotFoundHandler((request, reply) => answer(request, reply));
 
   const onServer = mounts.get(fastify.server) ?? [];
-  onServer.push({ prefix, answer });
+  onServer.push({ mount, answer });
   mounts.set(fastify.server, onServer);
   done();
 };
@@ -111,7 +102,7 @@ export const petStorePlugin = fp(plugin, {
 
 /** The pet store mounted at a target (read as a URL parser reads it) on this server, if any. */
 const mountOf = (server: object, target: string) =>
-  mounts.get(server)?.find(({ prefix }) => belowMount(target, prefix) !== undefined);
+  mounts.get(server)?.find(({ mount }) => mount.below(target) !== undefined);
 
 /**
  * For Fastify's `frameworkErrors` option: Fastify refuses a path it cannot
@@ -124,9 +115,9 @@ export function petStoreFrameworkErrors(
   request: FastifyRequest,
   reply: FastifyReply,
 ): void {
-  const mount = mountOf(request.server.server, originForm(request.raw.url ?? '/'));
-  if (mount === undefined) void reply.send(error);
-  else void mount.answer(request, reply);
+  const mounted = mountOf(request.server.server, request.raw.url ?? '/');
+  if (mounted === undefined) void reply.send(error);
+  else void mounted.answer(request, reply);
 }
 
 /**
@@ -140,7 +131,7 @@ export function petStoreRewriteUrl(
   req: { url?: string | undefined },
 ): string {
   const raw = req.url ?? '/';
-  const target = originForm(raw);
+  const target = readTarget(raw);
   return target !== raw && mountOf(this.server, target) !== undefined ? target : raw;
 }
 

@@ -1,13 +1,11 @@
 import {
-  belowMount,
   CLIENT_CLOSED_REQUEST,
-  checkPath,
+  createMount,
   errorResponse,
   type PetStore,
   type PetStoreResponse,
   protocolRefusal,
   type RequestBody,
-  renamedOption,
   requestIdOf,
 } from '@petstore/core';
 import { type BodyState, DRAIN_LIMIT, drainBody, streamBody } from './stream-body.js';
@@ -18,10 +16,6 @@ export interface PetStoreFetchOptions {
   readonly mountPath?: string | undefined;
   /** Where clients see the API, for `Location` and `Link`, when a proxy rewrites it. Default: the mount. */
   readonly publicPath?: string | undefined;
-  /** @deprecated Renamed `mountPath`; read until the next minor version. */
-  readonly basePath?: string | undefined;
-  /** @deprecated Renamed `publicPath`; read until the next minor version. */
-  readonly publicBasePath?: string | undefined;
 }
 
 /** A fetch-standard handler: Hono, Next.js route handlers, Bun, Deno, `@hono/node-server`. */
@@ -59,13 +53,6 @@ function toFetchResponse(response: PetStoreResponse, body?: BodyState): Response
 const drainable = (headers: Headers): boolean =>
   Number(headers.get('content-length') ?? 0) <= DRAIN_LIMIT.bytes;
 
-/** Outside the mount: not an API answer (no request id). A new Response each time: bodies are read once. */
-const NOT_FOUND = errorResponse({
-  kind: 'error',
-  code: 'not_found',
-  message: 'Nothing is served at this path.',
-});
-
 /**
  * `petStoreFetch(store, { mountPath: '/v1' })`: the API under `/v1`, a JSON
  * 404 anywhere else. The full URL is read from the request, the query string
@@ -75,23 +62,8 @@ export function petStoreFetch(
   store: PetStore,
   options: PetStoreFetchOptions = {},
 ): PetStoreFetchHandler {
-  const where = 'petStoreFetch';
-  const mounted = renamedOption(
-    where,
-    'basePath',
-    'mountPath',
-    options.basePath,
-    options.mountPath,
-  );
-  const mountPath = checkPath(mounted ?? '', 'mountPath');
-  const given = renamedOption(
-    where,
-    'publicBasePath',
-    'publicPath',
-    options.publicBasePath,
-    options.publicPath,
-  );
-  const publicPath = given === undefined ? mountPath : checkPath(given, 'publicPath');
+  const mount = createMount(options);
+  const publicPath = mount.publicPathBelow('');
   return async (request) => {
     const headers = headersOf(request);
     // What a Node host's HTTP layer refuses and this runtime passed on: refused the same way.
@@ -99,8 +71,9 @@ export function petStoreFetch(
     if (refusal !== undefined)
       return toFetchResponse(errorResponse(refusal, { 'x-request-id': requestIdOf(headers) }));
     const { path, query } = splitUrl(request.url);
-    const below = belowMount(path, mountPath);
-    if (below === undefined) return toFetchResponse(NOT_FOUND);
+    const below = mount.below(path);
+    // Not an API answer (no request id); a new Response each time: bodies are read once.
+    if (below === undefined) return toFetchResponse(mount.outside);
     const stream = request.body;
     const state: BodyState | undefined =
       stream === null ? undefined : { ended: !declaresBody(request.headers) };

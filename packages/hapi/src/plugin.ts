@@ -1,8 +1,8 @@
 import { notFound } from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit, RouteOptions, Server } from '@hapi/hapi';
-import { belowMount, checkPath, type PetStore, renamedOption } from '@petstore/core';
-import { originForm, respond } from '@petstore/node';
-import { type Mount, toCoreRequest } from './to-core-request.js';
+import { createMount, type PetStore, readTarget } from '@petstore/core';
+import { respond } from '@petstore/node';
+import { type PluginMount, toCoreRequest } from './to-core-request.js';
 
 export interface PetStorePluginOptions {
   /** What `createPetStore(...)` from `@petstore/core` returned. */
@@ -13,8 +13,6 @@ export interface PetStorePluginOptions {
    * front rewrites the prefix.
    */
   readonly publicPath?: string | undefined;
-  /** @deprecated Renamed `publicPath`; read until the next minor version. */
-  readonly basePath?: string | undefined;
 }
 
 /** Hapi must not judge anything under the prefix: the core decides every status and body. */
@@ -58,22 +56,15 @@ export const petStorePlugin: Plugin<PetStorePluginOptions> = {
   register(server: Server, options: PetStorePluginOptions) {
     const { store } = options;
     const prefix = server.realm.modifiers.route.prefix ?? '';
-    const given = renamedOption(
-      'petStorePlugin',
-      'basePath',
-      'publicPath',
-      options.basePath,
-      options.publicPath,
-    );
-    const mount: Mount = {
-      prefix,
+    const plugin: PluginMount = {
+      mount: createMount({ mountPath: prefix, publicPath: options.publicPath }),
       // hapi's router folds case unless `router.isCaseSensitive`: claim exactly what it routes to us.
       caseSensitive: server.settings.router?.isCaseSensitive !== false,
-      publicPath: given === undefined ? prefix : checkPath(given, 'publicPath'),
     };
+    const { mount } = plugin;
 
     const handler = async (request: Request, h: ResponseToolkit) => {
-      const core = toCoreRequest(request, mount);
+      const core = toCoreRequest(request, plugin);
       // Another spelling of the prefix that only hapi's router reads as it: hapi's own 404.
       if (core === undefined) return notFound();
       const onWriteError = (error: unknown) =>
@@ -98,11 +89,11 @@ export const petStorePlugin: Plugin<PetStorePluginOptions> = {
     // The one hook before routing: what hapi would refuse or route elsewhere, under the prefix.
     server.ext('onRequest', (request, h) => {
       const raw = request.raw.req.url ?? '/';
-      const target = originForm(raw);
-      if (belowMount(target, prefix) === undefined) return h.continue;
+      const target = readTarget(raw);
+      if (mount.below(target) === undefined) return h.continue;
       if (refusedByHapi(request)) return handler(request, h);
       // A spelling a URL parser reads as ours but hapi's router does not (`/v1\\pets`).
-      if (target !== raw && belowMount(request.path, prefix, mount.caseSensitive) === undefined) {
+      if (target !== raw && mount.below(request.path, plugin.caseSensitive) === undefined) {
         request.setUrl(target);
       }
       return h.continue;

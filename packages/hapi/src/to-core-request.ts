@@ -1,13 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { Request } from '@hapi/hapi';
-import { belowMount, type PetStoreRequest, type RequestBody } from '@petstore/core';
-import { bodyChunks, toCoreRequest as fromNode, originForm } from '@petstore/node';
+import { type Mount, type PetStoreRequest, type RequestBody, readTarget } from '@petstore/core';
+import { bodyChunks, toCoreRequest as fromNode } from '@petstore/node';
 
-/** Where the plugin is mounted, and whether hapi's router folds case there. */
-export interface Mount {
-  readonly prefix: string;
+/** Where the plugin is mounted (its prefix), and whether hapi's router folds case there. */
+export interface PluginMount {
+  readonly mount: Mount;
   readonly caseSensitive: boolean;
-  readonly publicPath: string;
 }
 
 /**
@@ -17,10 +16,6 @@ export interface Mount {
  */
 const bodyOf = (request: Request): RequestBody =>
   bodyChunks((request.payload as Readable | undefined) ?? request.raw.req);
-
-/** The target below the prefix, read as a URL parser reads it, or undefined when it is not ours. */
-const belowPrefix = (url: string, mount: Mount): string | undefined =>
-  belowMount(originForm(url), mount.prefix);
 
 /** Percent-escapes of unreserved characters decoded: the one spelling change hapi's router makes. */
 const decodeUnreserved = (target: string): string =>
@@ -37,27 +32,26 @@ const decodeUnreserved = (target: string): string =>
  * When the raw target is another path altogether, the host rewrote the URL
  * (`request.setUrl`) to reach us: then hapi's URL is the one that counts.
  */
-function targetOf(request: Request, mount: Mount): string | undefined {
+function targetOf(request: Request, { mount, caseSensitive }: PluginMount): string | undefined {
   const raw = request.raw.req.url ?? '/';
-  const below = belowPrefix(raw, mount);
+  const below = mount.below(raw);
   if (below !== undefined) return below;
-  if (
-    belowMount(decodeUnreserved(originForm(raw)), mount.prefix, mount.caseSensitive) !== undefined
-  ) {
+  if (mount.below(decodeUnreserved(readTarget(raw)), caseSensitive) !== undefined) {
     return undefined;
   }
   try {
-    return belowMount(`${request.url.pathname}${request.url.search}`, mount.prefix);
+    return mount.below(`${request.url.pathname}${request.url.search}`);
   } catch {
     return undefined; // hapi could not make a URL of it (a bad Host header): not a rewrite
   }
 }
 
 /** The core's request, or undefined when the target is not the API's (see `targetOf`). */
-export function toCoreRequest(request: Request, mount: Mount): PetStoreRequest | undefined {
-  const target = targetOf(request, mount);
+export function toCoreRequest(request: Request, plugin: PluginMount): PetStoreRequest | undefined {
+  const target = targetOf(request, plugin);
   if (target === undefined) return undefined;
-  const core = fromNode(request.raw.req, target, mount.publicPath, bodyOf(request));
+  const publicPath = plugin.mount.publicPathBelow('');
+  const core = fromNode(request.raw.req, target, publicPath, bodyOf(request));
   // The method hapi routed (a host may have changed it with `request.setMethod`).
   const method = request.method.toUpperCase();
   return method === core.method ? core : { ...core, method };

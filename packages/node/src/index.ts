@@ -13,9 +13,7 @@ export { bodyFromParserError } from './parser-errors.js';
 export {
   bodyOf,
   headersOf,
-  isUnderPath,
   type NodeRequest,
-  originForm,
   toCoreRequest,
 } from './request.js';
 export { type NodeResponse, respond, writeResponse } from './response.js';

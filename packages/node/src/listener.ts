@@ -1,5 +1,5 @@
-import { belowMount, checkPath, errorResponse, type PetStore, renamedOption } from '@petstore/core';
-import { type NodeRequest, originForm, toCoreRequest } from './request.js';
+import { createMount, type PetStore, readTarget } from '@petstore/core';
+import { type NodeRequest, toCoreRequest } from './request.js';
 import { type NodeResponse, respond, writeResponse } from './response.js';
 
 export interface PetStoreListenerOptions {
@@ -7,8 +7,6 @@ export interface PetStoreListenerOptions {
   readonly mountPath?: string | undefined;
   /** Where clients see the API, for `Location` and `Link`, when a proxy rewrites it. Default: the mount. */
   readonly publicPath?: string | undefined;
-  /** @deprecated Renamed `mountPath`; read until the next minor version. */
-  readonly basePath?: string | undefined;
   /** Called when a response could not be written; the client then got a plain 500 or a closed socket. */
   readonly onWriteError?: ((error: unknown, req: NodeRequest) => void) | undefined;
 }
@@ -23,18 +21,12 @@ export type PetStoreListener = (
   next?: (error?: unknown) => void,
 ) => void;
 
-const NOT_FOUND = errorResponse({
-  kind: 'error',
-  code: 'not_found',
-  message: 'Nothing is served at this path.',
-});
-
 /** The path a mounting framework cut off `req.url` (`/tenant` for `/tenant/v1/pets`), or ''. */
 function outerMount(req: MountedRequest, url: string): string {
   const original = req.originalUrl;
   if (original === undefined || original === url) return '';
   const query = original.indexOf('?');
-  const path = originForm(query === -1 ? original : original.slice(0, query));
+  const path = readTarget(query === -1 ? original : original.slice(0, query));
   const below = url.indexOf('?');
   return path.slice(0, path.length - (below === -1 ? url.length : below));
 }
@@ -49,31 +41,22 @@ export function petStoreListener(
   options: PetStoreListenerOptions = {},
 ): PetStoreListener {
   const { onWriteError } = options;
-  const mounted = renamedOption(
-    'petStoreListener',
-    'basePath',
-    'mountPath',
-    options.basePath,
-    options.mountPath,
-  );
-  const mountPath = checkPath(mounted ?? '', 'mountPath');
-  const publicPath =
-    options.publicPath === undefined ? undefined : checkPath(options.publicPath, 'publicPath');
+  const mount = createMount(options);
 
   return (req, res, next) => {
-    const url = originForm(req.url ?? '/');
-    const below = belowMount(url, mountPath);
+    const url = readTarget(req.url ?? '/');
+    const below = mount.below(url);
     if (below === undefined) {
       if (next !== undefined) next();
-      else writeResponse(req, res, NOT_FOUND);
+      else writeResponse(req, res, mount.outside);
       return;
     }
-    const base = publicPath ?? outerMount(req, url) + mountPath;
+    const publicPath = mount.publicPathBelow(outerMount(req, url));
     void respond(
       store,
       req,
       res,
-      () => toCoreRequest(req, below, base),
+      () => toCoreRequest(req, below, publicPath),
       onWriteError && ((error) => onWriteError(error, req)),
     );
   };

@@ -1,22 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
-import {
-  belowMount,
-  type PetStoreRequest,
-  type RequestBody,
-  type RequestHeaders,
-  readTarget,
-} from '@petstore/core';
+import type { PetStoreRequest, RequestBody, RequestHeaders } from '@petstore/core';
 import { bodyChunks } from './body-chunks.js';
 
 /** A request as node:http (or its HTTP/2 compatibility API) gives it; `body` is set when a parser ran upstream. */
 export type NodeRequest = (IncomingMessage | Http2ServerRequest) & { readonly body?: unknown };
-
-/**
- * The request target in origin form, as every fetch runtime reads it: see
- * `readTarget` in `@petstore/core`, the one target rule of every adapter.
- */
-export const originForm = (url: string): string => readTarget(url);
 
 /** The body as the core should see it, whether or not a parser ran upstream. */
 export function bodyOf(req: NodeRequest): RequestBody {
@@ -95,7 +83,3 @@ export function toCoreRequest(
     publicPath,
   };
 }
-
-/** @deprecated Use `belowMount(target, mountPath) !== undefined` from `@petstore/core`; removed in the next minor version. */
-export const isUnderPath = (target: string, mountPath: string): boolean =>
-  belowMount(target, mountPath) !== undefined;

@@ -91,17 +91,6 @@ describe('as the whole server', () => {
     }
   });
 
-  it('still reads the old option name basePath for the mount', async () => {
-    const api = await serve(petStoreListener(memoryStore(), { basePath: '/old' }));
-    const created = await api.send({
-      method: 'POST',
-      path: '/old/pets',
-      headers: JSON_AUTH,
-      body: PET,
-    });
-    expect(created.headers.location).toBe('/old/pets/1');
-  });
-
   it('reads an absolute-form target (as sent to a proxy) by its path', async () => {
     const api = await serve(petStoreListener(memoryStore(), { mountPath: '/v1' }));
     const answer = await raw(

@@ -1,9 +1,9 @@
-import { belowMount } from '@petstore/core';
-import { originForm } from '@petstore/node';
+import { createMount } from '@petstore/core';
 import fc from 'fast-check';
 
 /** The base path every host serves the API at. */
 export const BASE = '/v1';
+const API_MOUNT = createMount({ mountPath: BASE });
 
 /** One generated request: its bytes exactly as sent, and what is needed to judge the answer. */
 export interface FuzzRequest {
@@ -272,8 +272,7 @@ function build(drawn: Parts): FuzzRequest {
   }
   lines.push('Connection: close');
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
-  const normal = originForm(target);
-  const underBase = belowMount(normal, BASE) !== undefined;
+  const underBase = API_MOUNT.below(target) !== undefined;
   const shownBody =
     parts.body === null ? '' : ` | body ${parts.large ? '(20 KB)' : JSON.stringify(parts.body)}`;
   return {

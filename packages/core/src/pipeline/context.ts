@@ -1,0 +1,69 @@
+import type { Authenticate, Principal } from '../auth/auth.js';
+import type { ApiError } from '../http/errors.js';
+import type { PetStoreRequest } from '../http/messages.js';
+import type { ResolvedOptions } from '../options.js';
+
+/** What one store built once and every request uses (the router is the dispatcher's own). */
+export interface StoreParts {
+  readonly options: ResolvedOptions;
+  readonly openApiDocument: Readonly<Record<string, unknown>>;
+  readonly authenticate: Authenticate;
+}
+
+/** Parameter values by name, as the operation's row lists them. */
+export type ParamValues = Readonly<Record<string, unknown>>;
+
+const NO_PARAMS: ParamValues = Object.freeze({});
+
+/**
+ * One request's state on its way through the store, from arrival to answer:
+ * each step (authentication, routing, parameters, the handler, the answer)
+ * reads it and adds what it learned. Handlers see it typed by their parameters.
+ */
+export class RequestContext<TParams = ParamValues> {
+  /** The matched route's template (`/pets/{petId}`), once routed (405s included): hooks and logs name it. */
+  route: string | undefined = undefined;
+  operationId: string | undefined = undefined;
+  /** The operation's own headers (deprecation notices), on every answer once authenticated. */
+  operationHeaders: Readonly<Record<string, string>> | undefined = undefined;
+  principal: Principal | undefined = undefined;
+  /** The public base of links (`Location`, `Link`): the request's own, else the option. */
+  publicPath = '';
+  params: TParams = NO_PARAMS as TParams;
+  /** What went wrong behind the answer, for `onError` (never shown to the client). */
+  failure: unknown = undefined;
+  /** The client went away while its body was read: nobody to answer. */
+  aborted = false;
+
+  constructor(
+    readonly store: StoreParts,
+    readonly request: PetStoreRequest,
+    readonly requestId: string,
+    /** `performance.now()` at arrival; 0 when no hook wants a duration. */
+    readonly started: number,
+  ) {}
+
+  get options(): ResolvedOptions {
+    return this.store.options;
+  }
+}
+
+/** A handler's answer: a reply to send, or an error value (turned into the Error body). */
+export interface Reply {
+  readonly kind: 'reply';
+  readonly status: number;
+  /** Serialised with JSON.stringify. */
+  readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export type HandlerResult = Reply | ApiError;
+
+export const reply = (
+  status: number,
+  body: unknown,
+  headers?: Readonly<Record<string, string>>,
+): Reply =>
+  headers === undefined
+    ? { kind: 'reply', status, body }
+    : { kind: 'reply', status, body, headers };

@@ -1,0 +1,66 @@
+import { createHmac, scrypt } from 'node:crypto';
+import type { Principal } from '../auth/auth.js';
+
+/** Under which scope a principal's Idempotency-Key claims are written, and which are read too. */
+export interface ClaimScopes {
+  readonly scope: string;
+  readonly alsoScopes: readonly string[];
+}
+
+export interface ScopeOptions {
+  /** `idempotency.scopeSecret`: the HMAC key for scopes derived from an API key. */
+  readonly scopeSecret: string | undefined;
+  /** `idempotency.legacyScopes`: which of the two scopes is written during an upgrade. */
+  readonly legacyScopes: 'read' | 'write';
+}
+
+// scrypt's cost: a guess at a weak key costs an attacker with a database dump about as much
+// as this costs us once per principal (cached below): tens of milliseconds.
+const SCRYPT = { N: 2 ** 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+const SALT = 'petstore idempotency scope';
+/** Derived scopes kept per process: a handful of API keys, bounded for `verify` principals. */
+const CACHE_LIMIT = 1024;
+const derivedScopes = new Map<string, Promise<string>>();
+
+function slowScope(digest: string): Promise<string> {
+  const cached = derivedScopes.get(digest);
+  if (cached !== undefined) return cached;
+  const derived = new Promise<string>((resolve, reject) =>
+    scrypt(Buffer.from(digest, 'base64url'), SALT, 32, SCRYPT, (error, key) =>
+      error ? reject(error) : resolve(`kdf:${key.toString('base64url')}`),
+    ),
+  );
+  if (derivedScopes.size >= CACHE_LIMIT) {
+    const oldest = derivedScopes.keys().next().value;
+    if (oldest !== undefined) derivedScopes.delete(oldest);
+  }
+  derivedScopes.set(digest, derived);
+  // A failure is not kept: the next request derives again.
+  derived.catch(() => derivedScopes.delete(digest));
+  return derived;
+}
+
+/**
+ * The stored scope of a principal whose id is a digest of its API key: never that digest, which
+ * would let a database dump test guesses at a weak key at SHA-256 speed. With `scopeSecret`,
+ * an HMAC of the digest under it; without, scrypt of the digest (slow by design, once per
+ * principal). Principals with an id of their own (`{ id, key }`, or an id from `verify`) are
+ * scoped by that id, which says nothing about the key.
+ *
+ * Until every instance derives scopes this way, claims written under the old scope (the digest)
+ * are read too; with `legacyScopes: 'write'` they are still written that way, so old instances
+ * find new claims during the rolling deploy that brings this version (docs/contract.md).
+ */
+export async function claimScopes(
+  principal: Principal,
+  options: ScopeOptions,
+): Promise<ClaimScopes> {
+  if (principal.derivedFromKey !== true) return { scope: principal.id, alsoScopes: [] };
+  const current =
+    options.scopeSecret === undefined
+      ? await slowScope(principal.id)
+      : `hmac:${createHmac('sha256', options.scopeSecret).update(principal.id).digest('base64url')}`;
+  return options.legacyScopes === 'write'
+    ? { scope: principal.id, alsoScopes: [current] }
+    : { scope: current, alsoScopes: [principal.id] };
+}
