@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { killStartedApps, startListening } from '@petstore/example-support/testing';
+import { killStartedApps, startListening } from '@petstore/service/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeBlocks, REPO, readmes } from './readmes.js';
 

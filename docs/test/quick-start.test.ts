@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { halfSentPost } from '@petstore/example-support/testing';
+import { halfSentPost } from '@petstore/service/testing';
 import { afterAll, expect, it } from 'vitest';
 import { REPO } from './readmes.js';
 

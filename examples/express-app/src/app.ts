@@ -8,7 +8,7 @@ export interface AppParts {
 
 /**
  * The pet API under /v1. Health checks, the JSON 404 and bad request targets are answered
- * before Express (the shared front door in @petstore/example-support), so Express only ever
+ * before Express (the shared front door in @petstore/service), so Express only ever
  * sees requests for the API.
  */
 export function createApp({ store }: AppParts): Express {

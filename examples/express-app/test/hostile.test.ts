@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { describeHostileTraffic } from '@petstore/example-support/testing';
+import { describeHostileTraffic } from '@petstore/service/testing';
 
 // Crash requests, parser-refused requests, a seeded fuzz run, slow clients (issue 10).
 describeHostileTraffic({ name: 'Express', appDir: fileURLToPath(new URL('..', import.meta.url)) });

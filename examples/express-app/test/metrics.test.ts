@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { describeMetrics } from '@petstore/example-support/testing';
+import { describeMetrics } from '@petstore/service/testing';
 
 // GET /metrics of this app as a real process, read with a Prometheus text-format parser.
 describeMetrics({ name: 'Express', appDir: fileURLToPath(new URL('..', import.meta.url)) });

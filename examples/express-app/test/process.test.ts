@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { describeExampleApp } from '@petstore/example-support/testing';
+import { describeExampleApp } from '@petstore/service/testing';
 
 // The shared behaviour (API, request log, health, shutdown, PostgreSQL), run against this app.
 describeExampleApp({ name: 'Express', appDir: fileURLToPath(new URL('..', import.meta.url)) });

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { describeSignalsThroughPnpm } from '@petstore/example-support/testing';
+import { describeSignalsThroughPnpm } from '@petstore/service/testing';
 
 // Started through `pnpm start` in a process group of its own, signalled as a terminal does (issue 10).
 describeSignalsThroughPnpm({

@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { createHttpService, MOUNT_PATH, runService } from '@petstore/example-support';
+import { createHttpService, MOUNT_PATH, runService } from '@petstore/service';
 import { createServer } from './server.js';
 
 // Config, logging, storage, the HTTP server (limits, host routes, parser errors) and shutdown
-// are shared (@petstore/example-support); this file only plugs hapi in.
+// are shared (@petstore/service); this file only plugs hapi in.
 await runService(async (parts) => {
   const http = createHttpService(parts, MOUNT_PATH);
   const { config, store } = parts;

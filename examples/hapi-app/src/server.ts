@@ -13,7 +13,7 @@ export interface ServerParts {
 
 /**
  * The pet API under /v1. Health checks, the JSON 404 and bad request targets are answered
- * before hapi (the shared front door in @petstore/example-support), so hapi only ever sees
+ * before hapi (the shared front door in @petstore/service), so hapi only ever sees
  * requests for the API, whose routes leave every status and body to the core.
  */
 export async function createServer({

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { describeOperations } from '@petstore/example-support/testing';
+import { describeOperations } from '@petstore/service/testing';
 
 // Connection fairness, the management port, the pre-stop delay and the pool size, as a real process.
 describeOperations({ name: 'Hapi', appDir: fileURLToPath(new URL('..', import.meta.url)) });

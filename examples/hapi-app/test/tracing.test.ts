@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { describeTracing } from '@petstore/example-support/testing';
+import { describeTracing } from '@petstore/service/testing';
 
 // OTLP traces to a real receiver: HTTP span, operation span, pg spans, log correlation.
 describeTracing({ name: 'Hapi', appDir: fileURLToPath(new URL('..', import.meta.url)) });

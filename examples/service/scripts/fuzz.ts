@@ -1,8 +1,8 @@
 // Sends a seeded fuzz run to each example app, started as a real process, and prints the
 // answers per status: `pnpm fuzz [count] [seed]` (default 10000 requests per app).
 import { fileURLToPath } from 'node:url';
-import { fuzzRequests, runFuzz } from '../src/testing/fuzz.js';
-import { killStartedApps, startListening } from '../src/testing/process.js';
+import { fuzzRequests, runFuzz } from '../testing/fuzz.js';
+import { killStartedApps, startListening } from '../testing/process.js';
 
 const count = Number(process.argv[2] ?? 10_000);
 const seed = Number(process.argv[3] ?? 20_261_123);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { belowMount, requestIdOf } from '@petstore/core';
+import { createMount, requestIdOf } from '@petstore/core';
 import type { Connections } from './connections.js';
 import { errorAnswer } from './error-answers.js';
 import type { HostRoute, HostRouteAnswer, HostRoutes } from './host-routes.js';
@@ -60,6 +60,7 @@ const write = (res: ServerResponse, { status, headers, body }: HostRouteAnswer):
  */
 export function frontDoor(options: FrontDoorOptions, api: RequestListener): RequestListener {
   const { mountPath, routes, host, logger, connections, stopping, preempted, tracing } = options;
+  const mount = createMount({ mountPath });
 
   /**
    * Hands an API request to the framework with its request id settled here, so the core and
@@ -118,7 +119,7 @@ export function frontDoor(options: FrontDoorOptions, api: RequestListener): Requ
       refuse(req, res, 'The request target must be a path such as /v1/pets.');
       return;
     }
-    if (belowMount(path, mountPath) !== undefined) {
+    if (mount.below(path) !== undefined) {
       toApi(req, res);
       return;
     }

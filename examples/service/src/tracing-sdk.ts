@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { register } from 'node:module';
 import {
   context,
@@ -11,7 +11,19 @@ import {
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { Tracing } from './tracing.js';
+import type { PetStoreHooks } from '@petstore/core';
+
+/** What the service does with tracing on; absent when the OpenTelemetry variables are unset. */
+export interface Tracing {
+  /** Runs `handle` inside a server span continuing the caller's `traceparent`. */
+  serverSpan(req: IncomingMessage, res: ServerResponse, handle: () => void): void;
+  /** The core's hook: a span per operation, named by its operationId, parent of the pg spans. */
+  readonly aroundOperation: NonNullable<PetStoreHooks['aroundOperation']>;
+  /** `trace_id` and `span_id` of the active span, for every log line of a request. */
+  logFields(): Record<string, string>;
+  /** Sends what is left and stops the exporter. */
+  shutdown(): Promise<void>;
+}
 
 const TRACER = 'petstore';
 

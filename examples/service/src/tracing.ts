@@ -1,18 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PetStoreHooks } from '@petstore/core';
 import type { Env } from './config.js';
+import type { Tracing } from './tracing-sdk.js';
 
-/** What the service does with tracing on; absent when the OpenTelemetry variables are unset. */
-export interface Tracing {
-  /** Runs `handle` inside a server span continuing the caller's `traceparent`. */
-  serverSpan(req: IncomingMessage, res: ServerResponse, handle: () => void): void;
-  /** The core's hook: a span per operation, named by its operationId, parent of the pg spans. */
-  readonly aroundOperation: NonNullable<PetStoreHooks['aroundOperation']>;
-  /** `trace_id` and `span_id` of the active span, for every log line of a request. */
-  logFields(): Record<string, string>;
-  /** Sends what is left and stops the exporter. */
-  shutdown(): Promise<void>;
-}
+// `Tracing` is declared beside the SDK (a type-only import, erased: nothing of OpenTelemetry loads
+// until `startTracing` asks for it), so the two modules do not import each other.
+export type { Tracing };
 
 /**
  * Whether the standard variables ask for traces: an OTLP endpoint, and the SDK not turned off.

@@ -15,7 +15,7 @@ export interface DocsSuiteOptions {
 }
 
 /** Test artifacts (gitignored): the screenshots of the reference page. */
-export const ARTIFACTS_DIR = fileURLToPath(new URL('../../../../.tmp/artifacts/', import.meta.url));
+export const ARTIFACTS_DIR = fileURLToPath(new URL('../../../.tmp/artifacts/', import.meta.url));
 
 const KEY = 'docs-suite-key-0123456789';
 

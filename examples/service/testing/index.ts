@@ -4,9 +4,9 @@ export {
   chromiumAvailable,
   type PageVisit,
   visitInChromium,
-} from './testing/browser.js';
-export { type CompiledSuiteOptions, describeCompiledApp } from './testing/compiled-suite.js';
-export { ARTIFACTS_DIR, type DocsSuiteOptions, describeDocsPage } from './testing/docs-suite.js';
+} from './browser.js';
+export { type CompiledSuiteOptions, describeCompiledApp } from './compiled-suite.js';
+export { ARTIFACTS_DIR, type DocsSuiteOptions, describeDocsPage } from './docs-suite.js';
 export {
   type FuzzRequest,
   type FuzzResult,
@@ -14,22 +14,22 @@ export {
   fuzzRequests,
   judge,
   runFuzz,
-} from './testing/fuzz.js';
-export { HOSTILE_REQUESTS, type HostileRequest } from './testing/hostile.js';
+} from './fuzz.js';
+export { HOSTILE_REQUESTS, type HostileRequest } from './hostile.js';
 export {
   describeHostileTraffic,
   type HostileSuiteOptions,
   SUITE_FUZZ_COUNT,
-} from './testing/hostile-suite.js';
-export { describeMetrics } from './testing/metrics-suite.js';
+} from './hostile-suite.js';
+export { describeMetrics } from './metrics-suite.js';
 export {
   createTestDatabase,
   refusedPort,
   type TcpProxy,
   type TestDatabase,
   tcpProxy,
-} from './testing/network.js';
-export { describeOperations, type OperationsSuiteOptions } from './testing/operations-suite.js';
+} from './network.js';
+export { describeOperations, type OperationsSuiteOptions } from './operations-suite.js';
 export {
   APP_ENV_NAMES,
   type HalfSentRequest,
@@ -41,7 +41,7 @@ export {
   type StartOptions,
   startApp,
   startListening,
-} from './testing/process.js';
-export { describeSignalsThroughPnpm, type SignalSuiteOptions } from './testing/signals-suite.js';
-export { describeExampleApp, type ExampleAppSuiteOptions } from './testing/suite.js';
-export { describeTracing } from './testing/tracing-suite.js';
+} from './process.js';
+export { describeSignalsThroughPnpm, type SignalSuiteOptions } from './signals-suite.js';
+export { describeExampleApp, type ExampleAppSuiteOptions } from './suite.js';
+export { describeTracing } from './tracing-suite.js';

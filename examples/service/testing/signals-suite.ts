@@ -3,7 +3,7 @@ import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sendHttp } from '@petstore/conformance';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RELAYED_SIGNAL_WINDOW_MS } from '../shutdown.js';
+import { RELAYED_SIGNAL_WINDOW_MS } from '../src/shutdown.js';
 import { halfSentPost, killStartedApps, type ListeningApp, startListening } from './process.js';
 
 export interface SignalSuiteOptions {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sendHttp } from '@petstore/conformance';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { RELAYED_SIGNAL_WINDOW_MS } from '../shutdown.js';
+import { RELAYED_SIGNAL_WINDOW_MS } from '../src/shutdown.js';
 import { createTestDatabase, refusedPort, tcpProxy } from './network.js';
 import {
   halfSentPost,

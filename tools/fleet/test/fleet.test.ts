@@ -14,7 +14,7 @@ import {
   type TcpProxy,
   type TestDatabase,
   tcpProxy,
-} from '@petstore/example-support/testing';
+} from '@petstore/service/testing';
 import {
   fillTemplate,
   findPgBouncer,
