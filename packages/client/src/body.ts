@@ -1,5 +1,8 @@
-/** The default cap on an answer's body: far above any page the service sends (100 pets). */
-export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * The default cap on an answer's (response's) body, in bytes: far above any page the service
+ * sends (100 pets). Not core's request-body limit.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /**
  * The body as text, read as it streams in, or `undefined` once it passes `maxBytes` (declared

@@ -1,6 +1,12 @@
-import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, readCapped } from './body.js';
 import { startDeadline, untilAborted } from './deadline.js';
-import { bodyOfSuccess, errorFromAnswer, PetStoreError } from './errors.js';
+import {
+  bodyOfSuccess,
+  errorFromAnswer,
+  isRedirect,
+  PetStoreError,
+  redirectRefused,
+} from './errors.js';
 import { cursorOf, nextLink, pagingGuard } from './link.js';
 import { backoffMs, type RetryEvent, type RetryReason, retryAfterMs, sleep } from './retry.js';
 import type { Operation } from './shapes.js';
@@ -26,7 +32,7 @@ export interface PetStoreClientOptions {
   readonly timeoutMs?: number;
   /**
    * The most bytes of one answer's body the client reads; past it the read stops and the call
-   * throws `response_too_large` (not retried). Default 8 MiB (`DEFAULT_MAX_BODY_BYTES`).
+   * throws `response_too_large` (not retried). Default 8 MiB (`DEFAULT_MAX_RESPONSE_BYTES`).
    */
   readonly maxBodyBytes?: number;
   /**
@@ -90,7 +96,7 @@ export interface PetStoreClient {
 export const DEFAULT_RETRIES = 3;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_PAGES = 10_000;
-export { DEFAULT_MAX_BODY_BYTES };
+export { DEFAULT_MAX_RESPONSE_BYTES };
 
 /** The longest delay `setTimeout` takes; a longer one fires at once. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -138,7 +144,7 @@ const positive = (name: string, value: number, max = Number.MAX_SAFE_INTEGER): n
 /** A client for one service and one API key. Uses only `fetch`: Node 22+ and browsers alike. */
 export function createPetStoreClient(options: PetStoreClientOptions): PetStoreClient {
   const base = String(options.baseUrl).replace(/\/+$/, '');
-  const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
   const maxPages = positive('maxPages', options.maxPages ?? DEFAULT_MAX_PAGES);
   const retries = options.retries ?? DEFAULT_RETRIES;
   if (!Number.isInteger(retries) || retries < 0) {
@@ -155,15 +161,26 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     ...(call.idempotencyKey === undefined ? {} : { 'idempotency-key': call.idempotencyKey }),
   });
 
-  /** The answer with its whole body; throws when none came, whole, within `signal`'s time. */
+  /**
+   * The answer with its whole body (none for a redirect); throws when none came, whole, within
+   * `signal`'s time.
+   */
   const receive = async (call: Call, signal: AbortSignal) => {
     const init: RequestInit = {
       method: call.method,
       headers: headers(call),
       signal,
+      // Never followed, whatever fetch this is: a redirect would carry the key, and a create's
+      // body and Idempotency-Key, to wherever its Location points. `attempt` refuses it.
+      redirect: 'manual',
       ...(call.body === undefined ? {} : { body: call.body }),
     };
     const response = await untilAborted(fetchOnce(call.url, init), signal);
+    if (isRedirect(response)) {
+      // Nothing of it is used: free the connection without reading the body.
+      response.body?.cancel().catch(() => undefined);
+      return { response, text: '' };
+    }
     return { response, text: await untilAborted(readCapped(response, maxBodyBytes), signal) };
   };
 
@@ -195,6 +212,11 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
       return { failure, retryAs: code, retryAfter: null };
     } finally {
       deadline.end();
+    }
+    if (isRedirect(response)) {
+      // Final: following it, or asking again, could only send the key and the request on.
+      const failure = redirectRefused(call.operation, call.url, response, base);
+      return { failure, retryAs: undefined, retryAfter: null };
     }
     if (text === undefined) {
       const failure = new PetStoreError({

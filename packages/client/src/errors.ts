@@ -1,7 +1,7 @@
 import { type Operation, shapeProblem } from './shapes.js';
 import type { ErrorDetail } from './types.js';
 
-/** The codes the service answers with, and the three the client adds (see `PetStoreError`). */
+/** The codes the service answers with, and the ones the client adds (see `PetStoreError`). */
 export type PetStoreErrorCode =
   | 'unauthorized'
   | 'invalid_request'
@@ -25,7 +25,15 @@ export type PetStoreErrorCode =
   | 'unexpected_response'
   /** An answer whose body passed `maxBodyBytes`; the client stopped reading it. Not retried. */
   | 'response_too_large'
-  /** `pets()` / `orders()`: a next link outside `baseUrl` (another origin or path). Never followed. */
+  /**
+   * A redirect (a 3xx, or a browser's opaque redirect), or an answer a `fetch` option reached by
+   * following one. Never followed, never retried: the key and the body go only to `baseUrl`.
+   */
+  | 'redirect_refused'
+  /**
+   * `pets()` / `orders()`: a next link outside `baseUrl` (another origin or path, also once its
+   * path is percent-decoded). Never followed.
+   */
   | 'untrusted_link'
   /** `pets()` / `orders()`: a walk that does not advance (a next link seen before, or an empty page with one). */
   | 'paging_loop'
@@ -101,6 +109,60 @@ function unexpectedAnswer(response: Response, why: string): PetStoreError {
     status: response.status,
     code: 'unexpected_response',
     message: `Unexpected answer: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${why}.`,
+    requestId: response.headers.get('x-request-id') ?? undefined,
+  });
+}
+
+/**
+ * Whether an answer is a redirect, or came through one: a 3xx (`fetch` with `redirect: 'manual'`
+ * in Node), an opaque redirect (the same in a browser: status 0, no headers), or an answer a
+ * `fetch` option reached by following a redirect anyway.
+ */
+export const isRedirect = (response: Response): boolean =>
+  response.type === 'opaqueredirect' ||
+  (response.status >= 300 && response.status < 400) ||
+  response.redirected;
+
+/** A URL as origin and path: its query may carry anything, so messages leave it out. */
+function originAndPath(url: string, base?: string): string | undefined {
+  try {
+    const parsed = new URL(url, base);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the client did not use a redirect, for the message of `redirectRefused`. */
+function refusedRedirect(response: Response, url: string): string {
+  if (response.type === 'opaqueredirect') {
+    return 'a redirect (the browser does not show where to); not followed';
+  }
+  if (response.status >= 300 && response.status < 400) {
+    const location = response.headers.get('location');
+    const target =
+      location === null ? 'no Location' : (originAndPath(location, url) ?? 'an invalid Location');
+    return `HTTP ${response.status} redirect to ${target}; not followed`;
+  }
+  const reached = originAndPath(response.url) ?? 'another URL';
+  return `the fetch option followed a redirect to ${reached}; its answer is not used (a fetch option must keep redirect: 'manual')`;
+}
+
+/**
+ * The `redirect_refused` error for an answer `isRedirect` found: the client never follows a
+ * redirect, so neither the API key nor a create's body and `Idempotency-Key` go anywhere but
+ * `baseUrl`, and no other server's answer is taken for the service's. Never retried.
+ */
+export function redirectRefused(
+  operation: string,
+  url: string,
+  response: Response,
+  base: string,
+): PetStoreError {
+  return new PetStoreError({
+    status: response.status,
+    code: 'redirect_refused',
+    message: `${operation}: ${refusedRedirect(response, url)} (the API key and the request go only to ${base})`,
     requestId: response.headers.get('x-request-id') ?? undefined,
   });
 }

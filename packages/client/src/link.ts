@@ -23,10 +23,32 @@ export function cursorOf(link: string | undefined, base: string): string | undef
 }
 
 /**
+ * What, in a path below the base path, a server may read as leaving it once it decodes the
+ * path: a segment whose escapes decode to `/` or `\` (`..%2fadmin`, `..%5cadmin`), a `.` or
+ * `..` segment (`URL` already resolves plain and `%2e` ones; `..;x` is read as `..` by some
+ * servers), or an escape that is not UTF-8. Undefined when there is none.
+ */
+function escapeFromBase(below: string): string | undefined {
+  for (const segment of below.split('/')) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return `"${segment}" is not a valid escape`;
+    }
+    if (/[/\\]/.test(decoded)) return `"${segment}" decodes to "${decoded}"`;
+    const name = decoded.split(';')[0];
+    if (name === '.' || name === '..') return `"${segment}" is a "${name}" segment`;
+  }
+  return undefined;
+}
+
+/**
  * Checks each next link of one walk before it is followed, and returns it: it must stay under
- * `base` (same origin, path below the base path), where the API key may go; it must be new,
- * and follow a page with items, or the walk is not advancing; and there may be `maxPages`
- * pages at most. Anything else ends the walk with a PetStoreError, before any request.
+ * `base` (same origin, path below the base path, also once that path is percent-decoded),
+ * where the API key may go; it must be new, and follow a page with items, or the walk is not
+ * advancing; and there may be `maxPages` pages at most. Anything else ends the walk with a
+ * PetStoreError, before any request.
  */
 export function pagingGuard(
   operation: string,
@@ -45,6 +67,14 @@ export function pagingGuard(
       throw refuse(
         'untrusted_link',
         `the next page is at ${url.origin}${url.pathname}, outside ${base}; not followed (the API key goes only to ${base})`,
+      );
+    }
+    // The base path is the caller's own; what the server adds below it must not climb out.
+    const climbs = escapeFromBase(url.pathname.slice(root.pathname.length));
+    if (climbs !== undefined) {
+      throw refuse(
+        'untrusted_link',
+        `the next page ${url.origin}${url.pathname} may leave ${base} once decoded (${climbs}); not followed (the API key goes only to ${base})`,
       );
     }
     if (seen.has(url.href))

@@ -20,7 +20,7 @@ const OrderShape = v.looseObject({
 });
 
 /** The shape of each operation's 2xx body. */
-export const SUCCESS_SHAPES = {
+const SUCCESS_SHAPES = {
   createPet: PetShape,
   getPet: PetShape,
   listPets: v.array(PetShape),

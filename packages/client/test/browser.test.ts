@@ -5,7 +5,7 @@ import {
   killStartedApps,
   type ListeningApp,
   startListening,
-} from '@petstore/example-support/testing';
+} from '@petstore/service/testing';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';

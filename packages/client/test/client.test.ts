@@ -7,7 +7,7 @@ import {
   type TcpProxy,
   type TestDatabase,
   tcpProxy,
-} from '@petstore/example-support/testing';
+} from '@petstore/service/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {

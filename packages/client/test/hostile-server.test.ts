@@ -81,6 +81,46 @@ describe('next links that leave baseUrl are never followed, and the key never le
     expect((await failure(walkAll(client.pets()))).code).toBe('untrusted_link');
     expect(home.requests).toHaveLength(1);
   });
+
+  // Under the base path as written, outside it once a server decodes the path: refused on the
+  // decoded path, before any request. (`URL` itself resolves `%2e%2e` segments; kept as a case.)
+  it.each([
+    '/v1/..%2fadmin',
+    '/v1/%2e%2e/admin',
+    '/v1/%2E%2E%2Fadmin/pets',
+    '/v1/pets/..%5cadmin',
+    '/v1/pets/%2e%2e%5c%2e%2e%5cadmin',
+    '/v1/pets/..;/admin',
+    '/v1/pets/%c0%ae%c0%ae/admin',
+  ])('a next link %s: untrusted_link, nothing sent', async (link) => {
+    const home = await serve((url, response) =>
+      url === '/v1/pets' ? json(response, [pet(1)], `${link}?cursor=x`) : json(response, [pet(2)]),
+    );
+    const client = createPetStoreClient({ baseUrl: home.baseUrl, apiKey: KEY });
+    const seen: unknown[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const item of client.pets()) seen.push(item);
+      })(),
+    );
+    expect(error.code).toBe('untrusted_link');
+    expect(seen).toEqual([pet(1)]);
+    expect(home.requests.map((request) => request.url)).toEqual(['/v1/pets']);
+  });
+
+  it('escapes that stay inside a segment below the base are still followed', async () => {
+    const home = await serve((url, response) =>
+      url === '/v1/pets'
+        ? json(response, [pet(1)], '/v1/pets/%7Eall%20pets?cursor=x')
+        : json(response, [pet(2)]),
+    );
+    const client = createPetStoreClient({ baseUrl: home.baseUrl, apiKey: KEY });
+    expect(await walkAll(client.pets())).toEqual([pet(1), pet(2)]);
+    expect(home.requests.map((request) => request.url)).toEqual([
+      '/v1/pets',
+      '/v1/pets/%7Eall%20pets?cursor=x',
+    ]);
+  });
 });
 
 describe('walks that do not advance end with paging_loop', () => {

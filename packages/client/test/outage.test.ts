@@ -1,8 +1,4 @@
-import {
-  killStartedApps,
-  type ListeningApp,
-  startListening,
-} from '@petstore/example-support/testing';
+import { killStartedApps, type ListeningApp, startListening } from '@petstore/service/testing';
 import { type PostgresServer, startPostgresServer } from '@petstore/test-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';

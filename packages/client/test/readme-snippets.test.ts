@@ -2,11 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import {
-  killStartedApps,
-  type ListeningApp,
-  startListening,
-} from '@petstore/example-support/testing';
+import { killStartedApps, type ListeningApp, startListening } from '@petstore/service/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { API_KEY, EXAMPLE_APPS } from './support/services.js';
 
