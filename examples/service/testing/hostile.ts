@@ -90,7 +90,22 @@ export const HOSTILE_REQUESTS: readonly HostileRequest[] = [
     closes: true,
   },
   {
-    name: 'no Host header',
+    // HAProxy's default `option httpchk GET /readyz`: HTTP/1.0 needs no Host (RFC 9112 section 3.2).
+    name: 'a bare HTTP/1.0 health check without Host',
+    bytes: 'GET /readyz HTTP/1.0\r\n\r\n',
+    status: 200,
+    code: undefined,
+    closes: true,
+  },
+  {
+    name: 'an HTTP/1.0 request under /v1 without Host (no key)',
+    bytes: 'GET /v1/pets HTTP/1.0\r\n\r\n',
+    status: 401,
+    code: 'unauthorized',
+    closes: true,
+  },
+  {
+    name: 'no Host header on HTTP/1.1',
     bytes: 'GET /v1/pets HTTP/1.1\r\n\r\n',
     status: 400,
     code: 'invalid_request',

@@ -92,8 +92,9 @@ function hasBackslashInPath(target: string): boolean {
 /**
  * What is wrong with the request line or the Host header, before any route:
  * a version other than HTTP/1.x (505), a backslash in the path (400), or not
- * exactly one usable Host (400; RFC 9112 section 3.2, and for HTTP/1.0 too:
- * the URL a host builds needs one).
+ * exactly one usable Host (400). RFC 9112 section 3.2 asks HTTP/1.1 requests
+ * for a Host, not HTTP/1.0 ones: a balancer's bare `GET /readyz HTTP/1.0` is
+ * answered like any request.
  */
 function requestProblem(req: IncomingMessage): readonly [ErrorCode, string] | undefined {
   if (req.httpVersionMajor !== 1) {
@@ -107,7 +108,9 @@ function requestProblem(req: IncomingMessage): readonly [ErrorCode, string] | un
     const name = req.rawHeaders[i] as string;
     if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
   }
-  if (hosts === 0) return ['invalid_request', 'The request must have a Host header.'];
+  if (hosts === 0 && req.httpVersionMinor >= 1) {
+    return ['invalid_request', 'An HTTP/1.1 request must have a Host header.'];
+  }
   if (hosts > 1) return ['invalid_request', 'The request must have one Host header, not several.'];
   // The rules every host keeps (a missing or unusable Host...), as the fetch adapter keeps them.
   const refusal = protocolRefusal(req.method ?? 'GET', req.headers);

@@ -111,7 +111,9 @@ function honoApp(store: PetStore, { mountPath, publicPath }: Mount): Hono {
 }
 
 function onFetchServer(fetch: (request: Request) => Response | Promise<Response>) {
-  const server = createAdaptorServer({ fetch }) as Server;
+  // As the fetch README serves it: `hostname` is also the URL's host for a request without Host
+  // (HTTP/1.0 may send none).
+  const server = createAdaptorServer({ fetch, hostname: '127.0.0.1' }) as Server;
   installClientErrorHandler(server);
   return serveNodeServer(server);
 }

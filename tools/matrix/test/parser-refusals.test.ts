@@ -15,7 +15,7 @@ const REFUSED: ReadonlyArray<readonly [string, string, number, string]> = [
     417,
     'expectation_failed',
   ],
-  ['no Host', `GET /v1/pets HTTP/1.1\r\n${AUTH}\r\n`, 400, 'invalid_request'],
+  ['no Host on HTTP/1.1', `GET /v1/pets HTTP/1.1\r\n${AUTH}\r\n`, 400, 'invalid_request'],
   [
     'two Host headers',
     `GET /v1/pets HTTP/1.1\r\nHost: a\r\nHost: b\r\n${AUTH}\r\n`,
@@ -79,5 +79,29 @@ describe.each(listening)('%s, set up as its README says', (_name, host) => {
     expect(JSON.parse(answer.body)).toMatchObject({ code, status });
     expect(answer.headers['x-request-id']).toMatch(/^[\x21-\x7e]{1,128}$/);
     expect(answer.headers.connection).toBe('close');
+  });
+});
+
+/** HTTP/1.0 has no Host rule (RFC 9112 section 3.2 is HTTP/1.1's): answered as any request. */
+const HTTP_1_0: ReadonlyArray<readonly [string, string, number]> = [
+  ['a list', `GET /v1/pets HTTP/1.0\r\n${AUTH}\r\n`, 200],
+  ['the document', 'GET /v1/openapi.json HTTP/1.0\r\n\r\n', 200],
+  ['no key', 'GET /v1/pets HTTP/1.0\r\n\r\n', 401],
+  ['an unknown path under the mount', `GET /v1/nothing HTTP/1.0\r\n${AUTH}\r\n`, 404],
+];
+
+describe.each(listening)('%s, HTTP/1.0 without Host', (_name, host) => {
+  let api: RunningServer;
+  beforeAll(async () => {
+    const store = createPetStore({ storage: createMemoryStorage(), apiKeys: [KEY] });
+    api = await host.listen(store, { mountPath: '/v1' });
+  });
+  afterAll(() => api.close());
+
+  it.each(HTTP_1_0)('answers %s as the contract says', async (_what, bytes, status) => {
+    const answer = await rawRequest(Number(new URL(api.origin).port), Buffer.from(bytes, 'latin1'));
+    expect(answer.status).toBe(status);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.headers['x-request-id']).toMatch(/^[\x21-\x7e]{1,128}$/);
   });
 });
