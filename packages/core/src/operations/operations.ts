@@ -119,7 +119,8 @@ export const OPERATIONS: readonly OperationSpec[] = [
     handler: getOpenApi,
     parameters: [],
     success: { status: 200, description: 'OpenAPI 3.1 document.', body: undefined },
-    errors: [],
+    // Public and without input: only the HTTP layer refuses it, as any request (every host).
+    errors: ['expectation_failed'],
     public: true,
     enabled: (options) => options.exposeOpenApi,
   }),

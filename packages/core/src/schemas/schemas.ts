@@ -49,10 +49,13 @@ export const PetNameSchema = v.pipe(
   v.string(RULES.name),
   v.minLength(1, RULES.name),
   v.check((name) => codePoints(name) <= 256, RULES.name),
-  // PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded: refuse both up front.
-  v.check((name) => name.isWellFormed() && !name.includes('\u0000'), RULES.nameText),
+  // PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded: refuse both up
+  // front. The NUL rule as a regex, so the document states it (a pattern); the other one JSON
+  // Schema cannot state (its strings are Unicode text already).
+  v.regex(/^[^\u0000]*$/, RULES.nameText),
+  v.check((name) => name.isWellFormed(), RULES.nameText),
   v.metadata({ maxLength: 256 }),
-  v.description("The animal's name: 1 to 256 characters."),
+  v.description("The animal's name: 1 to 256 characters of Unicode text, no NUL (U+0000)."),
   v.examples(['Rex']),
 );
 
