@@ -25,7 +25,7 @@ export function oursExpressApp(store: PetStore): Express {
   const app = express();
   app.set('etag', false);
   app.set('x-powered-by', false);
-  app.use('/v1', petStoreRouter(store));
+  app.use(petStoreRouter(store, { mountPath: '/v1' }));
   return app;
 }
 

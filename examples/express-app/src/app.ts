@@ -15,6 +15,6 @@ export function createApp({ store }: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  app.use('/v1', petStoreRouter(store));
+  app.use(petStoreRouter(store, { mountPath: '/v1' }));
   return app;
 }
