@@ -55,7 +55,7 @@ export interface HostRoutesOptions {
 }
 
 export const DEFAULT_READY_TIMEOUT_MS = 2000;
-export const DEFAULT_READY_CACHE_MS = 1000;
+const DEFAULT_READY_CACHE_MS = 1000;
 
 const TIMED_OUT = Symbol('timed out');
 

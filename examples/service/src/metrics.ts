@@ -27,7 +27,7 @@ export interface Metrics {
 }
 
 /** `operation` label of requests no operation answered (unknown paths, refused keys). */
-export const NO_OPERATION = 'none';
+const NO_OPERATION = 'none';
 
 /**
  * A registry of its own (not prom-client's global one), so two apps or tests in one process

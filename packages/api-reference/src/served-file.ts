@@ -29,7 +29,7 @@ interface Variant {
   readonly notModified: ApiReferenceAnswer;
 }
 
-export const ALLOWED_METHODS = 'GET, HEAD';
+const ALLOWED_METHODS = 'GET, HEAD';
 
 const METHOD_NOT_ALLOWED = errorAnswer(
   405,

@@ -74,7 +74,7 @@ export function resolveTimeouts(options: CommonOptions): ResolvedTimeouts {
 export const resolveSchema = (schema: string | undefined): string =>
   quoteSchema(schema ?? DEFAULT_SCHEMA);
 
-export const DEFAULT_PURGE_INTERVAL_MILLIS = 60_000;
+const DEFAULT_PURGE_INTERVAL_MILLIS = 60_000;
 
 /** The purge interval, or 0 for none. */
 export function resolvePurgeInterval(options: CommonOptions): number {

@@ -53,8 +53,8 @@ export const withFreshStorage =
     if (failure !== undefined) throw failure.error;
   };
 
-export const PET_KEYS = ['id', 'name', 'categoryId', 'status'] as const;
-export const ORDER_KEYS = ['id', 'petId', 'quantity', 'shipDate', 'status', 'complete'] as const;
+const PET_KEYS = ['id', 'name', 'categoryId', 'status'] as const;
+const ORDER_KEYS = ['id', 'petId', 'quantity', 'shipDate', 'status', 'complete'] as const;
 
 /** A valid pet input; `n` varies the name, category and (cycling) the status. */
 export const petInput = (n: number, overrides: Partial<PetInput> = {}): PetInput => ({

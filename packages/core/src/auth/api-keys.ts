@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 export type ApiKey = string | { readonly id: string; readonly key: string };
 
 /** The shortest API key `apiKeys` takes, in characters. */
-export const MIN_KEY_LENGTH = 16;
+const MIN_KEY_LENGTH = 16;
 
 export const digest = (value: string): Buffer =>
   createHash('sha256').update(value, 'utf8').digest();

@@ -13,7 +13,7 @@ const DOT_SEGMENT = /(?:^|\/)\.{1,2}(?:\/|$)/;
  * no `.`/`..` segment. Trailing slashes are trimmed (`''` and `/` both mean the
  * root) and a leading one added. A `TypeError` naming `option` says what is wrong.
  */
-export function parsePath(path: unknown, option: string): string | TypeError {
+function parsePath(path: unknown, option: string): string | TypeError {
   const shown = JSON.stringify(typeof path === 'string' ? path.slice(0, 100) : path);
   if (typeof path !== 'string' || !PATH_CHARACTERS.test(path)) {
     return new TypeError(

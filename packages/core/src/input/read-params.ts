@@ -2,7 +2,7 @@ import type { ErrorDetail } from '../http/errors.js';
 import type { AnyParameter } from './params.js';
 import type { RawQuery } from './query.js';
 
-export const PARAMETER_RULES = {
+const PARAMETER_RULES = {
   once: 'must be given at most once',
   plain: 'must be sent as plain text, not percent-encoded',
 } as const;

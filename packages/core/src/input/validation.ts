@@ -2,8 +2,8 @@ import * as v from 'valibot';
 import { type ApiError, apiError, type ErrorDetail } from '../http/errors.js';
 
 /** The path of a problem with the body as a whole. */
-export const BODY_PATH = '(body)';
-export const BODY_NOT_OBJECT = 'the request body must be a JSON object';
+const BODY_PATH = '(body)';
+const BODY_NOT_OBJECT = 'the request body must be a JSON object';
 
 /**
  * One 400 for any invalid input: `details` has one `{path, message}` per

@@ -34,10 +34,10 @@ export const PetStatusSchema = v.pipe(
 export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
 export const PET_STATUSES = PetStatusSchema.options;
 
-export const PetIdSchema = int64(
+const PetIdSchema = int64(
   'Identifier assigned by the service, increasing in creation order.',
 );
-export const CategoryIdSchema = int64('Identifier of the category the animal belongs to.');
+const CategoryIdSchema = int64('Identifier of the category the animal belongs to.');
 /** Characters as JSON Schema counts them (code points), so validation and the document agree. */
 const codePoints = (text: string): number => {
   let count = 0;
@@ -45,7 +45,7 @@ const codePoints = (text: string): number => {
   return count;
 };
 
-export const PetNameSchema = v.pipe(
+const PetNameSchema = v.pipe(
   v.string(RULES.name),
   v.minLength(1, RULES.name),
   v.check((name) => codePoints(name) <= 256, RULES.name),
@@ -96,7 +96,7 @@ export type PetInput = Omit<Pet, 'id'>;
 
 export const PetsSchema = v.pipe(v.array(PetSchema), v.title('Pets'));
 
-export const OrderStatusSchema = v.picklist(['placed', 'approved', 'delivered']);
+const OrderStatusSchema = v.picklist(['placed', 'approved', 'delivered']);
 export type OrderStatus = v.InferOutput<typeof OrderStatusSchema>;
 
 /** Provisional: the interface only says the listing exists; fields follow the classic Swagger Petstore. */
