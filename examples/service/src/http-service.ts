@@ -1,6 +1,6 @@
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { installClientErrorHandler } from '@petstore/node';
+import { continueWhenRead, installClientErrorHandler } from '@petstore/node';
 import { createLimitedServer } from './connection-limits.js';
 import { type Connections, trackConnections } from './connections.js';
 import { frontDoor } from './front-door.js';
@@ -59,22 +59,20 @@ export function createHttpService(
         return listeners;
       };
       const [request, ...moreRequest] = taken('request');
-      const [checkContinue, ...moreContinue] = taken('checkContinue');
-      if (request === undefined || moreRequest.length > 0 || moreContinue.length > 0) {
+      const moreContinue = taken('checkContinue');
+      if (request === undefined || moreRequest.length > 0 || moreContinue.length > 1) {
         throw new Error('expected the framework to attach one request listener');
       }
       server.on('request', door(request));
-      // Without a listener Node would send `100 Continue` itself, even for a route that reads
-      // no body: the API's route sends it, the front door never does.
+      // Node (or hapi's own listener) would send `100 Continue` before any handler ran, even
+      // for a request refused unread: it goes out only when the API reads the body, after
+      // authentication. The framework's `checkContinue` listener is not used for that reason.
       server.on(
         'checkContinue',
-        door(
-          checkContinue ??
-            ((req, res) => {
-              res.writeContinue();
-              request(req, res);
-            }),
-        ),
+        door((req, res) => {
+          continueWhenRead(req, res);
+          request(req, res);
+        }),
       );
       // What Node's parser refuses, a bad Expect, CONNECT, a missing Host: the Error body, logged.
       installClientErrorHandler(server, {

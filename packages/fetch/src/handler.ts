@@ -49,6 +49,10 @@ function toFetchResponse(response: PetStoreResponse, body?: BodyState): Response
   return new Response(bytes, { status: response.status, headers });
 }
 
+/** A client that sent `Expect: 100-continue` and was not asked for its body: it sends none. */
+const waitsForContinue = (headers: Record<string, string>, state: BodyState): boolean =>
+  state.reader === undefined && headers.expect?.toLowerCase() === '100-continue';
+
 /** Worth reading away: a body whose announced rest is small (or unannounced: chunked). */
 const drainable = (headers: Headers): boolean =>
   Number(headers.get('content-length') ?? 0) <= DRAIN_LIMIT.bytes;
@@ -74,11 +78,9 @@ export function petStoreFetch(
     const below = mount.below(path);
     // Not an API answer (no request id); a new Response each time: bodies are read once.
     if (below === undefined) return toFetchResponse(mount.outside);
-    const stream = request.body;
-    const state: BodyState | undefined =
-      stream === null ? undefined : { ended: !declaresBody(request.headers) };
-    const body: RequestBody =
-      stream === null || state === undefined ? undefined : streamBody(stream, state);
+    // The stream is asked for only when the core reads it (see streamBody).
+    const state: BodyState = { ended: !declaresBody(request.headers) };
+    const body: RequestBody = streamBody(() => request.body, state);
     const response = await store.handle({
       method: request.method,
       path: below || '/',
@@ -88,10 +90,10 @@ export function petStoreFetch(
       publicPath,
     });
     if (response.aborted === true) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
-    // Answered before the body's end: read the rest away (bounded) so the client sees the answer.
-    if (stream !== null && state !== undefined && !state.ended && drainable(request.headers)) {
-      await drainBody(stream, state);
-    }
+    // Answered before the body's end: read the rest away (bounded) so the client sees the answer;
+    // not a body the client holds back until `100 Continue`, which it was never sent.
+    const stream = state.ended || waitsForContinue(headers, state) ? null : request.body;
+    if (stream !== null && drainable(request.headers)) await drainBody(stream, state);
     return toFetchResponse(response, state);
   };
 }

@@ -11,18 +11,25 @@ const readerOf = (stream: ReadableStream<Uint8Array>, state: BodyState) => {
 };
 
 /**
- * The request's `ReadableStream` as the async iterable the core reads. The core
+ * The request's `ReadableStream` as the async iterable the core reads, opened at the first
+ * read: some hosts start reading the request (and a Node host sends `100 Continue`) as soon as
+ * the stream is asked for, and the core asks only once the request is authenticated. The core
  * pulls one chunk at a time and stops pulling once past its limit, so nothing
  * past it is buffered. A stream that fails (the client went away) makes `next()`
  * reject, which the core takes as a client abort.
  */
 export function streamBody(
-  stream: ReadableStream<Uint8Array>,
+  open: () => ReadableStream<Uint8Array> | null,
   state: BodyState,
 ): AsyncIterable<Uint8Array> {
   return {
     [Symbol.asyncIterator]: () => ({
       async next(): Promise<IteratorResult<Uint8Array>> {
+        const stream = open();
+        if (stream === null) {
+          state.ended = true;
+          return { done: true, value: undefined };
+        }
         const chunk = await readerOf(stream, state).read();
         if (chunk.done) {
           state.ended = true;

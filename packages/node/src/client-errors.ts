@@ -145,6 +145,18 @@ function onClientError(report: (event: ClientErrorEvent) => void) {
 }
 
 /**
+ * For a request with `Expect: 100-continue`: `100 Continue` once something starts reading its
+ * body (the core, after authentication and routing; a body parser upstream), never before. A
+ * request answered first (a 401 to a client without a key) gets its final answer alone, and its
+ * body is never asked for.
+ */
+export function continueWhenRead(req: IncomingMessage, res: ServerResponse): void {
+  req.once('resume', () => {
+    if (!res.headersSent) res.writeContinue();
+  });
+}
+
+/**
  * Takes over what Node answers itself on `server` (an Express `app.listen()` result,
  * Fastify's `app.server`, hapi's `server.listener`, Hono's `serve()` result): requests its
  * parser refuses (`clientError`: 400, 408, 413, 431, 505), an `Expect` other than
@@ -193,7 +205,6 @@ export function installClientErrorHandler(
   // A public field of http.Server (set from the option) that @types/node does not declare.
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
   const onRequest = server.listeners('request') as RequestListener[];
-  const onContinue = server.listeners('checkContinue') as RequestListener[];
   const run =
     (listeners: readonly RequestListener[]) => (req: IncomingMessage, res: ServerResponse) => {
       const problem = requestProblem(req);
@@ -203,10 +214,13 @@ export function installClientErrorHandler(
   server.removeAllListeners('request');
   server.removeAllListeners('checkContinue');
   server.on('request', run(onRequest));
-  // Without a `checkContinue` listener Node sends `100 Continue` itself: so does this one.
+  // Without a `checkContinue` listener Node sends `100 Continue` at once, before anyone has
+  // authenticated the request: this one sends it only when the body is read.
   const continued: RequestListener = (req, res) => {
-    res.writeContinue();
+    continueWhenRead(req, res);
     for (const listener of onRequest) listener.call(server, req, res);
   };
-  server.on('checkContinue', run(onContinue.length > 0 ? onContinue : [continued]));
+  // A framework's own `checkContinue` listener (hapi's) sends 100 before any handler has run:
+  // such a request goes to its `request` listener, and 100 Continue follows the rule above.
+  server.on('checkContinue', run([continued]));
 }

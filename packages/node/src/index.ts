@@ -2,6 +2,7 @@ export { bodyChunks } from './body-chunks.js';
 export {
   type ClientErrorEvent,
   type ClientErrorHandlerOptions,
+  continueWhenRead,
   installClientErrorHandler,
 } from './client-errors.js';
 export {
