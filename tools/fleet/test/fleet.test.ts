@@ -1,5 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,50 +14,26 @@ import {
   type TestDatabase,
   tcpProxy,
 } from '@petstore/service/testing';
-import {
-  fillTemplate,
-  findPgBouncer,
-  freePort,
-  type PgBouncer,
-  startPgBouncer,
-} from '@petstore/test-postgres';
+import { freePort, type PgBouncer, startPgBouncer } from '@petstore/test-postgres';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { fillDeploy, writeDeploy } from '../../../deploy/fill.mjs';
+import { type Haproxy, missingTools, PGBOUNCER, startHaproxy } from './balancer.js';
 
 // Several instances of the example apps behind HAProxy, over PgBouncer (SCRAM) in front of
-// PostgreSQL, all configured from deploy/, while clients make keyed creates with
-// @petstore/client and the schedule below kills, stops and restarts things. Target: no
-// acknowledged create lost or doubled, no row for a call reported failed, no answer but JSON,
-// at most 0.5% of calls failed. FLEET_SCALE repeats the 36 s schedule (1: CI's run).
+// PostgreSQL, all configured from deploy/ (filled by deploy/fill.mjs), while clients make
+// keyed creates with @petstore/client and the schedule below kills, stops and restarts things.
+// Target: no acknowledged create lost or doubled, no row for a call reported failed, no answer
+// but JSON, at most 0.5% of calls failed. FLEET_SCALE repeats the 36 s schedule (1: CI's run).
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const DEPLOY = join(ROOT, 'deploy');
 const SCALE = Number(process.env.FLEET_SCALE ?? 1);
 const KEY = 'fleet-key-0123456789abcdef';
 const CLIENTS = 8;
 
-const HAPROXY = ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy'].find((path) => {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-});
-const bouncer = findPgBouncer();
-const missing =
-  HAPROXY === undefined
-    ? 'no haproxy binary (apt-get install haproxy)'
-    : 'missing' in bouncer
-      ? bouncer.missing
-      : undefined;
-if (missing !== undefined && process.env.CI === 'true') throw new Error(`fleet test: ${missing}`);
-
 const appDirs = ['express-app', 'hapi-app', 'express-app'].map((app) =>
   join(ROOT, 'examples', app),
 );
-
-let haproxyLog = '';
 
 interface Fleet {
   readonly db: TestDatabase;
@@ -66,7 +41,7 @@ interface Fleet {
   readonly proxy: TcpProxy;
   bouncer: PgBouncer;
   readonly instances: ListeningApp[];
-  readonly haproxy: ChildProcess;
+  readonly haproxy: Haproxy;
   readonly url: string;
   readonly dir: string;
   /** What the instances connect to: PgBouncer, with the role's password. */
@@ -84,14 +59,6 @@ async function startInstance(index: number, databaseUrl: string, port = 0): Prom
     LOG_LEVEL: 'warn',
   });
 }
-
-const waitFor = async (what: string, ok: () => Promise<boolean>, ms = 15_000) => {
-  const until = performance.now() + ms;
-  while (!(await ok().catch(() => false))) {
-    if (performance.now() > until) throw new Error(`fleet: ${what} not within ${ms} ms`);
-    await sleep(100);
-  }
-};
 
 async function startFleet(): Promise<Fleet> {
   const db = await createTestDatabase(inject('postgresUrl'));
@@ -114,18 +81,24 @@ async function startFleet(): Promise<Fleet> {
   const server = new URL(inject('postgresUrl'));
   // PostgreSQL "down" is this proxy cut: the shared test server keeps serving other tests.
   const proxy = await tcpProxy({ host: server.hostname, port: Number(server.port) });
-  const template = readFileSync(join(DEPLOY, 'pgbouncer.ini'), 'utf8');
+  const bouncerPort = await freePort();
   const own = {
-    template,
-    values: { DATABASE: database, SERVER_HOST: '127.0.0.1', SERVER_PORT: String(proxy.port) },
+    template: fillDeploy({
+      database,
+      postgres: `127.0.0.1:${proxy.port}`,
+      pgbouncerListen: `127.0.0.1:${bouncerPort}`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: startPgBouncer's placeholder for the auth file it writes.
+      authFile: '${AUTH_FILE}',
+    })['pgbouncer.ini'],
+    values: {},
     authLines: `"${role}" "${secret}"\n`,
   };
-  const startBouncer = (port?: number) =>
+  const startBouncer = (port = bouncerPort) =>
     startPgBouncer({
-      bin: 'bin' in bouncer ? bouncer.bin : '',
+      bin: 'bin' in PGBOUNCER ? PGBOUNCER.bin : '',
       server: `postgres://${role}:${password}@127.0.0.1:${proxy.port}/${database}`,
       own,
-      ...(port === undefined ? {} : { port }),
+      port,
     });
   const pgbouncer = await startBouncer();
   const databaseUrl = `postgres://${role}:${password}@127.0.0.1:${pgbouncer.port}/${database}`;
@@ -135,28 +108,16 @@ async function startFleet(): Promise<Fleet> {
   }
 
   const dir = await mkdtemp(join(tmpdir(), 'petstore-fleet-'));
-  const listen = await freePort();
-  const config = fillTemplate(readFileSync(join(DEPLOY, 'haproxy.cfg'), 'utf8'), {
-    DEPLOY_DIR: DEPLOY,
-    LISTEN: `127.0.0.1:${listen}`,
-    CHECK_INTERVAL: '300ms',
-    SERVERS: instances
-      .map((app, n) => `    server app${n} 127.0.0.1:${new URL(app.origin).port} check`)
-      .join('\n'),
-  });
-  // HAProxy's request log on its stderr, printed with a failure.
-  const logged = config
-    .replace('global\n', 'global\n    log stderr format raw local0 info\n')
-    .replace('defaults\n', 'defaults\n    log global\n    option httplog\n');
-  await writeFile(join(dir, 'haproxy.cfg'), logged);
-  const haproxy = spawn(HAPROXY ?? '', ['-db', '-f', join(dir, 'haproxy.cfg')], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  haproxy.stderr?.on('data', (chunk: Buffer) => {
-    if (haproxyLog.length < 200_000) haproxyLog += chunk.toString('utf8');
-  });
-  const url = `http://127.0.0.1:${listen}`;
-  await waitFor('HAProxy', async () => (await fetch(`${url}/readyz`)).status === 200);
+  await writeDeploy(dir, { instances: instances.map((app) => new URL(app.origin).host) });
+  // HAProxy's request log on its stderr, printed with FLEET_DEBUG.
+  const config = join(dir, 'haproxy.cfg');
+  const logged = readFileSync(config, 'utf8')
+    .replace('\nglobal\n', '\nglobal\n    log stderr format raw local0 info\n')
+    .replace('\ndefaults\n', '\ndefaults\n    log global\n    option httplog\n');
+  await writeFile(config, logged);
+  // Its other settings are the shipped defaults.
+  const haproxy = await startHaproxy(config, { PETSTORE_CHECK_INTERVAL: '300ms' });
+  const { url } = haproxy;
   const fleet = {
     db,
     database,
@@ -176,12 +137,12 @@ type Outcome = { readonly name: string } & (
   | { readonly ok: false; readonly code: string }
 );
 
-describe.skipIf(missing !== undefined)('a fleet behind HAProxy and PgBouncer', () => {
+describe.skipIf(missingTools !== undefined)('a fleet behind HAProxy and PgBouncer', () => {
   let fleet: (Fleet & { restartBouncer: (port?: number) => Promise<PgBouncer> }) | undefined;
   afterAll(async () => {
     killStartedApps();
     if (fleet === undefined) return;
-    fleet.haproxy.kill('SIGKILL');
+    await fleet.haproxy.stop();
     await fleet.bouncer.stop();
     await fleet.proxy.close();
     await fleet.db.drop();
@@ -284,7 +245,8 @@ describe.skipIf(missing !== undefined)('a fleet behind HAProxy and PgBouncer', (
           `${doubled.length} doubled, ${failed.length} failed ${JSON.stringify(byCode)}, ` +
           `${storedForFailed.length} stored for a failed call, ${unexpected.length} non-JSON answers\n  ${events.join('\n  ')}`,
       );
-      if (process.env.FLEET_DEBUG) console.log(haproxyLog.split('\n').slice(0, 60).join('\n'));
+      if (process.env.FLEET_DEBUG)
+        console.log(f.haproxy.output().split('\n').slice(0, 60).join('\n'));
       for (const [n, app] of f.instances.entries()) {
         const problems = app.logLines().filter((line) => Number(line.level) >= 50);
         if (problems.length > 0)
