@@ -1,5 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import { type AddressLimits, limitConnectionsPerAddress } from './address-limits.js';
+import {
+  type AddressLimits,
+  limitConnectionsPerAddress,
+  type OnRefused,
+} from './address-limits.js';
 import type { AppConfig } from './config.js';
 
 export type ConnectionLimits = Pick<
@@ -17,9 +21,10 @@ const checkingIntervalMs = ({ headersTimeoutMs }: ConnectionLimits): number =>
  * of these (hapi takes it as its `listener`), so the limits are the same whatever the framework.
  * A slow client is cut when its headers take longer than `headersTimeoutMs` or its whole request
  * longer than `requestTimeoutMs` (answered 408 when an answer can still be written); a silent
- * one after `firstByteTimeoutMs`; one address holds at most `maxConnectionsPerAddress`.
+ * one after `firstByteTimeoutMs`; one client holds at most `maxConnectionsPerAddress` (past it,
+ * a JSON 503 at once, and `onRefused` is told).
  */
-export function createLimitedServer(limits: ConnectionLimits): Server {
+export function createLimitedServer(limits: ConnectionLimits, onRefused?: OnRefused): Server {
   const server = createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -30,7 +35,7 @@ export function createLimitedServer(limits: ConnectionLimits): Server {
     requireHostHeader: false,
   });
   server.maxConnections = limits.maxConnections;
-  limitConnectionsPerAddress(server, limits);
+  limitConnectionsPerAddress(server, limits, onRefused);
   // Node's own idle-socket timeout is off (0) by default; the two limits above cover requests.
   return server;
 }
