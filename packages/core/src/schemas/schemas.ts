@@ -34,9 +34,7 @@ export const PetStatusSchema = v.pipe(
 export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
 export const PET_STATUSES = PetStatusSchema.options;
 
-const PetIdSchema = int64(
-  'Identifier assigned by the service, increasing in creation order.',
-);
+const PetIdSchema = int64('Identifier assigned by the service, increasing in creation order.');
 const CategoryIdSchema = int64('Identifier of the category the animal belongs to.');
 /** Characters as JSON Schema counts them (code points), so validation and the document agree. */
 const codePoints = (text: string): number => {
@@ -52,6 +50,7 @@ const PetNameSchema = v.pipe(
   // PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded: refuse both up
   // front. The NUL rule as a regex, so the document states it (a pattern); the other one JSON
   // Schema cannot state (its strings are Unicode text already).
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character refused.
   v.regex(/^[^\u0000]*$/, RULES.nameText),
   v.check((name) => name.isWellFormed(), RULES.nameText),
   v.metadata({ maxLength: 256 }),
