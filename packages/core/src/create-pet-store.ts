@@ -2,12 +2,12 @@ import { createAuthenticator } from './auth/auth.js';
 import type { PetStoreRequest, PetStoreResponse } from './http/messages.js';
 import { requestIdOf } from './http/request-id.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
+import { RequestContext, type StoreParts } from './operations/context.js';
 import { operationsFor } from './operations/operations.js';
 import { compileRouter, type Router } from './operations/router.js';
 import { type PetStoreOptions, resolveOptions } from './options.js';
 import type { PetStore } from './pet-store.js';
 import { answer, answerFailure } from './pipeline/answer.js';
-import { RequestContext, type StoreParts } from './pipeline/context.js';
 import { dispatch } from './pipeline/dispatch.js';
 
 /** Everything a store needs per request, built once. */

@@ -1,8 +1,8 @@
 import type { ErrorCode } from '../http/errors.js';
 import type { AnyParameter, ValuesOf } from '../input/params.js';
 import type { ResolvedOptions } from '../options.js';
-import type { HandlerResult, RequestContext } from '../pipeline/context.js';
 import type { SchemaName } from '../schemas/schemas.js';
+import type { HandlerResult, RequestContext } from './context.js';
 
 /** What a row of the operation table (operations.ts) holds. */
 

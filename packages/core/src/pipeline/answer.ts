@@ -7,8 +7,8 @@ import {
 } from '../http/errors.js';
 import type { PetStoreResponse } from '../http/messages.js';
 import { ClientAbortedError } from '../input/body.js';
+import type { HandlerResult, RequestContext } from '../operations/context.js';
 import { isStorageUnavailable } from '../storage/storage.js';
-import type { HandlerResult, RequestContext } from './context.js';
 import type { ResponseEvent } from './hooks.js';
 import { callHook, type HookSite } from './hooks.js';
 

@@ -4,9 +4,9 @@ import { checkedPublicPath } from '../http/mount.js';
 import { parseRawQuery } from '../input/query.js';
 import { readParams } from '../input/read-params.js';
 import { invalidInput } from '../input/validation.js';
+import type { HandlerResult, RequestContext } from '../operations/context.js';
 import type { OperationSpec } from '../operations/operation-spec.js';
 import type { Match, Router } from '../operations/router.js';
-import type { HandlerResult, RequestContext } from './context.js';
 import { callHook } from './hooks.js';
 
 type Settled = HandlerResult | Promise<HandlerResult>;

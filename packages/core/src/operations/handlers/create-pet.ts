@@ -4,11 +4,11 @@ import { type ParsedJson, readJsonBody } from '../../input/body.js';
 import { isPlainNewPet } from '../../input/new-pet-fast-path.js';
 import { validateBody } from '../../input/validation.js';
 import type { ResolvedOptions } from '../../options.js';
-import { type HandlerResult, type RequestContext, reply } from '../../pipeline/context.js';
 import type { NewPet, Pet, PetInput } from '../../schemas/schemas.js';
 import { NewPetSchema } from '../../schemas/schemas.js';
 import { fingerprint, idempotencyKey } from '../../storage/idempotency.js';
 import { claimScopes } from '../../storage/scope.js';
+import { type HandlerResult, type RequestContext, reply } from '../context.js';
 import { presentPet } from './present.js';
 
 const created = (pet: Pet, publicPath: string, replayed: boolean): HandlerResult => {

@@ -1,5 +1,5 @@
 import { apiError } from '../../http/errors.js';
-import { type RequestContext, reply } from '../../pipeline/context.js';
+import { type RequestContext, reply } from '../context.js';
 import { presentPet } from './present.js';
 
 /** Deprecated: the operation table adds the deprecation headers to every answer of it. */

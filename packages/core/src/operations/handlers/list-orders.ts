@@ -1,5 +1,5 @@
 import { nextLink } from '../../input/query.js';
-import { type RequestContext, reply } from '../../pipeline/context.js';
+import { type RequestContext, reply } from '../context.js';
 import { presentOrder } from './present.js';
 
 interface ListOrdersParams {

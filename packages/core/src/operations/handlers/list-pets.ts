@@ -1,6 +1,6 @@
 import { nextLink } from '../../input/query.js';
-import { type RequestContext, reply } from '../../pipeline/context.js';
 import type { Pet, PetStatus } from '../../schemas/schemas.js';
+import { type RequestContext, reply } from '../context.js';
 import { presentPet } from './present.js';
 
 interface ListPetsParams {
