@@ -30,6 +30,10 @@ function failure(error: unknown): ApiError {
   return apiError('internal_error', 'Something went wrong on our side.');
 }
 
+/** Why a 503: the storage's reason, or `verify` (the only other 503, a failing key check). */
+const unavailableCause = (failure: unknown): string =>
+  isStorageUnavailable(failure) ? (failure.reason ?? 'unavailable') : 'verify';
+
 /**
  * The answer to send. Built by assignment, not spreads: this runs for every
  * request, and the header objects are small and new each time.
@@ -75,6 +79,7 @@ export function answer(context: RequestContext, result: HandlerResult): PetStore
       status: response.status,
       durationMs: performance.now() - context.started,
       ...(context.aborted ? { aborted: true } : {}),
+      ...(response.status === 503 ? { cause: unavailableCause(context.failure) } : {}),
     };
     callHook(hooks, onResponse, event, site);
   }

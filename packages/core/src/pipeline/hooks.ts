@@ -14,6 +14,12 @@ export interface ResponseEvent {
    * not an error of yours or ours, so log it at info level.
    */
   readonly aborted?: true;
+  /**
+   * Present on a 503: why the answer could not be given, for logs and metrics (never shown to
+   * the client): the storage's `reason` (a SQLSTATE such as `57P01`, an errno such as
+   * `ECONNREFUSED`, `timeout`), or `verify` when your `verify` failed.
+   */
+  readonly cause?: string;
 }
 
 export interface DeprecatedCallEvent {

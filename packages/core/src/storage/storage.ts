@@ -22,8 +22,11 @@ export interface IdempotencyClaim {
    */
   readonly scope: string;
   /**
-   * The same principal's other scopes (from before an upgrade): a claim stored
-   * under any of them is found too, and answers as if under `scope`. Never written.
+   * The same principal's other scopes (under the scope secrets it had before,
+   * `idempotency.previousScopeSecrets`): a claim stored under any of them is
+   * found too, and answers as if under `scope`. Never written. Like `scope` and
+   * `key`, a storage must not write them where anyone but its own tables keeps
+   * them: statement text, logs, span attributes.
    */
   readonly alsoScopes?: readonly string[];
   /** The client's Idempotency-Key header (1 to 255 visible ASCII characters). */
@@ -80,13 +83,19 @@ export class StorageUnavailableError extends Error {
   override readonly name = 'StorageUnavailableError';
   /** Seconds a client should wait before retrying. */
   readonly retryAfterSeconds: number;
+  /**
+   * Why, in one short stable word for logs and metrics (never shown to a client): a SQLSTATE
+   * (`57P01`), an errno (`ECONNREFUSED`), `timeout`, or the storage's own. Default `unavailable`.
+   */
+  readonly reason: string;
 
   constructor(
     message = 'storage unavailable',
-    options: { cause?: unknown; retryAfterSeconds?: number } = {},
+    options: { cause?: unknown; retryAfterSeconds?: number; reason?: string } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+    this.reason = options.reason ?? 'unavailable';
   }
 }
 
