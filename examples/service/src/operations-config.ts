@@ -21,8 +21,11 @@ export interface OperationSettings {
   readonly readyRequiresStorage: boolean;
   /** `idempotency.scopeSecret` (IDEMPOTENCY_SCOPE_SECRET): the same on every instance. */
   readonly scopeSecret: string | undefined;
-  /** `idempotency.legacyScopes` (IDEMPOTENCY_LEGACY_SCOPES): `write` during an upgrade. */
-  readonly legacyScopes: 'read' | 'write';
+  /**
+   * `idempotency.previousScopeSecrets` (IDEMPOTENCY_PREVIOUS_SCOPE_SECRETS): the secrets used
+   * before IDEMPOTENCY_SCOPE_SECRET, and `none` for a setup without one; their claims still replay.
+   */
+  readonly previousScopeSecrets: readonly string[];
 }
 
 export const OPERATION_DEFAULTS = {
@@ -73,13 +76,23 @@ export function readOperationSettings(read: Read, errors: string[]): OperationSe
       'IDEMPOTENCY_SCOPE_SECRET must be at least 16 characters (for example: openssl rand -hex 16)',
     );
   }
-  const legacy = (read('IDEMPOTENCY_LEGACY_SCOPES') ?? 'read').toLowerCase();
-  if (legacy !== 'read' && legacy !== 'write') {
-    errors.push(`IDEMPOTENCY_LEGACY_SCOPES must be read or write, got ${JSON.stringify(legacy)}`);
-  }
+  // Secrets are never echoed: a bad entry is named by its position.
+  const previousScopeSecrets = (read('IDEMPOTENCY_PREVIOUS_SCOPE_SECRETS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry, index) => {
+      if (entry.toLowerCase() === 'none') return 'none';
+      if (entry.length < 16) {
+        errors.push(
+          `IDEMPOTENCY_PREVIOUS_SCOPE_SECRETS entry ${index + 1} must be none or a secret of at least 16 characters`,
+        );
+      }
+      return entry;
+    });
   return {
     scopeSecret,
-    legacyScopes: legacy === 'write' ? 'write' : 'read',
+    previousScopeSecrets,
     managementPort,
     managementHost,
     metricsOnApiPort: onOff('METRICS_ON_API_PORT', read('METRICS_ON_API_PORT'), errors),

@@ -67,7 +67,10 @@ export async function runService(
       apiKeys: config.apiKeys,
       publicPath: MOUNT_PATH,
       servers: config.servers,
-      idempotency: { scopeSecret: config.scopeSecret, legacyScopes: config.legacyScopes },
+      idempotency: {
+        scopeSecret: config.scopeSecret,
+        previousScopeSecrets: config.previousScopeSecrets,
+      },
       hooks: {
         ...withMetrics(preempted.filter(loggingHooks(logger)), metrics),
         ...(tracing === undefined ? {} : { aroundOperation: tracing.aroundOperation }),

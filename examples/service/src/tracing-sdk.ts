@@ -36,7 +36,12 @@ export function startOpenTelemetry(mountPath: string): Tracing {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   const sdk = new NodeSDK({
     traceExporter: new OTLPTraceExporter(),
-    instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
+    // Bind parameters' values stay out of spans (`enhancedDatabaseReporting` would record
+    // them as `db.postgresql.values`): a keyed create's scopes and Idempotency-Key travel
+    // there, never in `db.query.text` (see the storage's bound-query.ts).
+    instrumentations: [
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+    ],
   });
   sdk.start();
   const tracer = trace.getTracer(TRACER);

@@ -37,7 +37,7 @@ describe('loadConfig', () => {
       pgPoolMax: 10,
       readyRequiresStorage: false,
       scopeSecret: undefined,
-      legacyScopes: 'read',
+      previousScopeSecrets: [],
     });
   });
 
@@ -77,7 +77,7 @@ describe('loadConfig', () => {
         PG_POOL_MAX: '4',
         READY_REQUIRES_STORAGE: 'on',
         IDEMPOTENCY_SCOPE_SECRET: 'fleet-secret-0123456789',
-        IDEMPOTENCY_LEGACY_SCOPES: 'WRITE',
+        IDEMPOTENCY_PREVIOUS_SCOPE_SECRETS: ' older-secret-0123456789 ,NONE,',
       }),
     );
     expect(config).toEqual({
@@ -110,7 +110,7 @@ describe('loadConfig', () => {
       pgPoolMax: 4,
       readyRequiresStorage: true,
       scopeSecret: 'fleet-secret-0123456789',
-      legacyScopes: 'write',
+      previousScopeSecrets: ['older-secret-0123456789', 'none'],
     });
     expect(configOf(loadConfig({ MANAGEMENT_PORT: 'off' })).managementPort).toBeUndefined();
     expect(
@@ -119,13 +119,13 @@ describe('loadConfig', () => {
           TRUSTED_PROXIES: 'lb.internal',
           PG_POOL_MAX: '0',
           IDEMPOTENCY_SCOPE_SECRET: 'short',
-          IDEMPOTENCY_LEGACY_SCOPES: 'both',
+          IDEMPOTENCY_PREVIOUS_SCOPE_SECRETS: 'none,short-secret',
         }),
       ),
     ).toEqual([
       'TRUSTED_PROXIES holds "lb.internal", not an IP address',
       'IDEMPOTENCY_SCOPE_SECRET must be at least 16 characters (for example: openssl rand -hex 16)',
-      'IDEMPOTENCY_LEGACY_SCOPES must be read or write, got "both"',
+      'IDEMPOTENCY_PREVIOUS_SCOPE_SECRETS entry 2 must be none or a secret of at least 16 characters',
       'PG_POOL_MAX must be an integer from 1 to 10000, got "0"',
     ]);
     expect(configOf(loadConfig({ API_KEYS: '', PORT: '', DATABASE_URL: ' ' })).keyGenerated).toBe(

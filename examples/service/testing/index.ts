@@ -21,6 +21,7 @@ export {
   type HostileSuiteOptions,
   SUITE_FUZZ_COUNT,
 } from './hostile-suite.js';
+export { describeIdempotencyScopes } from './idempotency-scope-suite.js';
 export { describeMetrics } from './metrics-suite.js';
 export {
   createTestDatabase,

@@ -1,61 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sendHttp } from '@petstore/conformance';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase } from './network.js';
+import { otlpAttribute as attribute, type OtlpSpan, otlpReceiver } from './otlp-receiver.js';
 import { killStartedApps, startListening } from './process.js';
-
-interface OtlpSpan {
-  readonly traceId: string;
-  readonly spanId: string;
-  readonly parentSpanId?: string;
-  readonly name: string;
-  readonly kind: number;
-  readonly attributes?: readonly { key: string; value: Record<string, unknown> }[];
-}
-interface OtlpBody {
-  readonly resourceSpans?: readonly {
-    readonly resource?: { readonly attributes?: OtlpSpan['attributes'] };
-    readonly scopeSpans?: readonly { readonly spans?: readonly OtlpSpan[] }[];
-  }[];
-}
-
-/** A real OTLP/HTTP receiver on 127.0.0.1: decodes each JSON export and keeps its spans. */
-async function otlpReceiver(): Promise<{
-  url: string;
-  spans: (OtlpSpan & { service: unknown })[];
-  close(): Promise<void>;
-}> {
-  const spans: (OtlpSpan & { service: unknown })[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.url === '/v1/traces' && req.headers['content-type']?.includes('json')) {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpBody;
-        for (const resource of body.resourceSpans ?? []) {
-          const service = attribute(resource.resource?.attributes, 'service.name');
-          for (const scope of resource.scopeSpans ?? []) {
-            for (const span of scope.spans ?? []) spans.push({ ...span, service });
-          }
-        }
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    spans,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-function attribute(attributes: OtlpSpan['attributes'], key: string): unknown {
-  const value = attributes?.find((entry) => entry.key === key)?.value;
-  return value === undefined ? undefined : Object.values(value)[0];
-}
 
 const KEY = 'tracing-key-0123456789';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';

@@ -3,7 +3,7 @@ import type { Verify } from './auth/auth.js';
 import { checkPath } from './http/mount.js';
 import type { PetStoreHooks } from './pipeline/hooks.js';
 import type { PetStatus } from './schemas/schemas.js';
-import type { ScopeOptions } from './storage/scope.js';
+import { NO_SCOPE_SECRET, type ScopeOptions } from './storage/scope.js';
 import type { PetStorage } from './storage/storage.js';
 
 export interface ServerEntry {
@@ -28,11 +28,13 @@ export interface IdempotencyOptions {
    */
   readonly scopeSecret?: string | undefined;
   /**
-   * Upgrading a fleet from a version that stored a plain digest of the key: `'write'` while
-   * old instances still run (claims are written as they read them, and read both ways), then
-   * `'read'` (the default: written the new way, the old way still read).
+   * After `scopeSecret` was set or changed: the secrets used before it (each at least 16
+   * characters), and `'none'` if a setup without a secret came before. Claims written under
+   * them are read too, so their keys still replay; new claims are written under `scopeSecret`
+   * alone. Keep an entry for the retention window after the change (`retentionMs`, 24 hours
+   * by default), then drop it.
    */
-  readonly legacyScopes?: 'read' | 'write' | undefined;
+  readonly previousScopeSecrets?: readonly string[] | undefined;
 }
 
 export interface PetStoreOptions {
@@ -102,18 +104,12 @@ export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
     );
   }
   const scopeSecret = options.idempotency?.scopeSecret;
-  if (
-    scopeSecret !== undefined &&
-    (typeof scopeSecret !== 'string' || [...scopeSecret].length < 16)
-  ) {
+  if (scopeSecret !== undefined && !isScopeSecret(scopeSecret)) {
     throw new TypeError('idempotency.scopeSecret must be a string of at least 16 characters');
   }
-  const legacyScopes = options.idempotency?.legacyScopes ?? 'read';
-  if (legacyScopes !== 'read' && legacyScopes !== 'write') {
-    throw new TypeError(
-      `idempotency.legacyScopes must be 'read' or 'write', got ${String(legacyScopes)}`,
-    );
-  }
+  const previousScopeSecrets = resolvePreviousScopeSecrets(
+    options.idempotency?.previousScopeSecrets,
+  );
   const publicPath = checkPath(options.publicPath ?? '/v1', 'publicPath');
   return {
     storage: options.storage,
@@ -125,7 +121,27 @@ export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
     sunsetAt: options.deprecation?.sunsetAt ?? DEFAULT_SUNSET_AT,
     exposeOpenApi: options.exposeOpenApi ?? true,
     idempotencyRetentionMs: retentionMs,
-    idempotencyScopes: { scopeSecret, legacyScopes },
+    idempotencyScopes: { scopeSecret, previousScopeSecrets },
     hooks: options.hooks ?? {},
   };
+}
+
+const isScopeSecret = (secret: unknown): secret is string =>
+  typeof secret === 'string' && [...secret].length >= 16;
+
+/** `idempotency.previousScopeSecrets` checked, with `'none'` as `undefined` (the scrypt form). */
+function resolvePreviousScopeSecrets(
+  secrets: readonly string[] | undefined,
+): readonly (string | undefined)[] {
+  if (secrets === undefined) return [];
+  if (!Array.isArray(secrets)) {
+    throw new TypeError('idempotency.previousScopeSecrets must be an array');
+  }
+  return secrets.map((secret: unknown, index) => {
+    if (secret === NO_SCOPE_SECRET) return undefined;
+    if (isScopeSecret(secret)) return secret;
+    throw new TypeError(
+      `idempotency.previousScopeSecrets[${index}] must be '${NO_SCOPE_SECRET}' or a string of at least 16 characters`,
+    );
+  });
 }

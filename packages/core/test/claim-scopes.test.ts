@@ -40,55 +40,96 @@ async function claimOf(options: Partial<PetStoreOptions> = {}): Promise<Idempote
   return claim;
 }
 
+const SECRET = 'scope-secret-0123456789';
+const OLD_SECRET = 'old-scope-secret-0123456789';
+const hmacScope = (secret: string, of = digest) =>
+  `hmac:${createHmac('sha256', secret).update(of).digest('base64url')}`;
+
 describe('the scope of an Idempotency-Key claim', () => {
-  it('with idempotency.scopeSecret: an HMAC of the key digest under it, the old digest read too', async () => {
-    const secret = 'scope-secret-0123456789';
-    const claim = await claimOf({ idempotency: { scopeSecret: secret } });
-    expect(claim.scope).toBe(
-      `hmac:${createHmac('sha256', secret).update(digest).digest('base64url')}`,
-    );
-    expect(claim.alsoScopes).toEqual([digest]);
+  it('with idempotency.scopeSecret: an HMAC of the key digest under it, nothing else read', async () => {
+    const claim = await claimOf({ idempotency: { scopeSecret: SECRET } });
+    expect(claim.scope).toBe(hmacScope(SECRET));
+    expect(claim.alsoScopes).toEqual([]);
   });
 
   it('without a secret: scrypt of the key digest (slow for a guesser), never the digest itself', async () => {
     const claim = await claimOf();
     expect(claim.scope).toMatch(/^kdf:[A-Za-z0-9_-]{43}$/);
     expect(claim.scope).not.toContain(digest);
-    expect(claim.alsoScopes).toEqual([digest]);
+    expect(claim.alsoScopes).toEqual([]);
     // Deterministic: every instance derives the same scope for the same key.
     expect((await claimOf()).scope).toBe(claim.scope);
   });
 
-  it("legacyScopes: 'write' keeps writing the old scope during an upgrade, reading the new one too", async () => {
-    const secret = 'scope-secret-0123456789';
-    const claim = await claimOf({ idempotency: { scopeSecret: secret, legacyScopes: 'write' } });
-    expect(claim.scope).toBe(digest);
-    expect(claim.alsoScopes).toEqual([
-      `hmac:${createHmac('sha256', secret).update(digest).digest('base64url')}`,
-    ]);
+  it('no claim carries a plain digest of the key, in scope or alsoScopes, whatever the options', async () => {
+    const hex = createHash('sha256').update(KEY).digest('hex');
+    for (const idempotency of [
+      undefined,
+      { scopeSecret: SECRET },
+      { scopeSecret: SECRET, previousScopeSecrets: ['none', OLD_SECRET] },
+      { previousScopeSecrets: [OLD_SECRET] },
+    ]) {
+      const claim = await claimOf({ idempotency });
+      for (const scope of [claim.scope, ...(claim.alsoScopes ?? [])]) {
+        expect(scope).not.toContain(digest);
+        expect(scope).not.toContain(hex);
+      }
+    }
+  });
+
+  it("previousScopeSecrets: written under the current secret, read under each previous one and 'none' (the scrypt form)", async () => {
+    const kdf = (await claimOf()).scope;
+    const rotated = await claimOf({
+      idempotency: { scopeSecret: SECRET, previousScopeSecrets: [OLD_SECRET, 'none'] },
+    });
+    expect(rotated.scope).toBe(hmacScope(SECRET));
+    expect(rotated.alsoScopes).toEqual([hmacScope(OLD_SECRET), kdf]);
+    // Back from a secret to none: the scrypt form written, the old secret's read.
+    const dropped = await claimOf({ idempotency: { previousScopeSecrets: [OLD_SECRET] } });
+    expect([dropped.scope, dropped.alsoScopes]).toEqual([kdf, [hmacScope(OLD_SECRET)]]);
+    // The current secret listed again, or 'none' without a secret: nothing read twice.
+    const same = await claimOf({
+      idempotency: { scopeSecret: SECRET, previousScopeSecrets: [SECRET, OLD_SECRET, OLD_SECRET] },
+    });
+    expect(same.alsoScopes).toEqual([hmacScope(OLD_SECRET)]);
+    expect((await claimOf({ idempotency: { previousScopeSecrets: ['none'] } })).alsoScopes).toEqual(
+      [],
+    );
   });
 
   it('a key with an id, or a principal id from verify, is scoped by the id alone', async () => {
-    const listed = await claimOf({ apiKeys: [{ id: 'ops', key: KEY }] });
+    const idempotency = { scopeSecret: SECRET, previousScopeSecrets: ['none', OLD_SECRET] };
+    const listed = await claimOf({ apiKeys: [{ id: 'ops', key: KEY }], idempotency });
     expect([listed.scope, listed.alsoScopes]).toEqual(['id:ops', []]);
-    const verified = await claimOf({ apiKeys: undefined, verify: () => 'svc' });
+    const verified = await claimOf({ apiKeys: undefined, verify: () => 'svc', idempotency });
     expect([verified.scope, verified.alsoScopes]).toEqual(['id:svc', []]);
   });
 
   it('verify answering true: derived from the token like a listed key', async () => {
-    const claim = await claimOf({ apiKeys: undefined, verify: () => true });
-    expect(claim.scope).toMatch(/^kdf:/);
-    expect(claim.alsoScopes).toEqual([
-      createHash('sha256').update('verified-token-0123456789').digest('base64url'),
+    const token = createHash('sha256').update('verified-token-0123456789').digest('base64url');
+    const claim = await claimOf({
+      apiKeys: undefined,
+      verify: () => true,
+      idempotency: { scopeSecret: SECRET, previousScopeSecrets: [OLD_SECRET] },
+    });
+    expect([claim.scope, claim.alsoScopes]).toEqual([
+      hmacScope(SECRET, token),
+      [hmacScope(OLD_SECRET, token)],
     ]);
   });
 
-  it('refuses a short secret and an unknown legacyScopes value at start', () => {
+  it('refuses a short secret, and a previous entry that is neither a secret nor none, at start', () => {
     const start = (idempotency: PetStoreOptions['idempotency']) => () =>
       createPetStore({ storage: arrayStorage(), apiKeys: [KEY], idempotency });
     expect(start({ scopeSecret: 'short' })).toThrow(
       'idempotency.scopeSecret must be a string of at least 16 characters',
     );
-    expect(start({ legacyScopes: 'both' as never })).toThrow("must be 'read' or 'write'");
+    expect(start({ scopeSecret: SECRET, previousScopeSecrets: [OLD_SECRET, 'short'] })).toThrow(
+      "idempotency.previousScopeSecrets[1] must be 'none' or a string of at least 16 characters",
+    );
+    expect(start({ previousScopeSecrets: ['NONE'] })).toThrow('previousScopeSecrets[0]');
+    expect(start({ previousScopeSecrets: 'none' as never })).toThrow(
+      'idempotency.previousScopeSecrets must be an array',
+    );
   });
 });

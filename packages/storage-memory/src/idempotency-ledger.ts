@@ -63,7 +63,11 @@ export class IdempotencyLedger {
     return this.#queue.length;
   }
 
-  /** The live claim for this key under `claim.scope` or one of its `alsoScopes`. */
+  /**
+   * The live claim for this key under `claim.scope` or one of its `alsoScopes` (the principal's
+   * scopes under previous scope secrets), which answers as if under `scope`; `record` writes
+   * under `scope` only.
+   */
   lookup(claim: IdempotencyClaim, now: number): LedgerLookup {
     for (const scope of [claim.scope, ...(claim.alsoScopes ?? [])]) {
       const entry = this.#entries.get(mapKey({ scope, key: claim.key }));

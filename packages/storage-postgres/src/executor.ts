@@ -1,5 +1,6 @@
 import { StorageUnavailableError } from '@petstore/core';
 import type { Pool, QueryConfig, QueryResultRow } from 'pg';
+import { boundQuery, statementTimeoutCall } from './bound-query.js';
 import { inlineParameters, statementTimeout } from './inline-sql.js';
 import { int8Types } from './int8.js';
 import type { ResolvedTimeouts } from './options.js';
@@ -35,6 +36,13 @@ export interface Executor {
    * whether a write that failed mid-flight committed is unknown.
    */
   write<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
+  /**
+   * `read` with `values` as bind parameters, never in the statement's text (see bound-query.ts):
+   * for statements that carry an Idempotency-Key claim's scopes or key. One round trip too.
+   */
+  readBound<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
+  /** `write` with `values` as bind parameters, never in the statement's text. */
+  writeBound<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
 }
 
 export function createExecutor(
@@ -43,34 +51,43 @@ export function createExecutor(
   isClosed: () => boolean,
 ): Executor {
   const { connectionTimeoutMillis, queryTimeoutMillis, retryAfterSeconds } = timeouts;
-  const unavailable = (message: string): StorageUnavailableError =>
-    new StorageUnavailableError(message, { retryAfterSeconds });
+  const unavailable = (message: string, reason: string): StorageUnavailableError =>
+    new StorageUnavailableError(message, { retryAfterSeconds, reason });
   const ensureOpen = (): void => {
-    if (isClosed()) throw unavailable('storage is closed');
+    if (isClosed()) throw unavailable('storage is closed', 'closed');
   };
-  const tooLate = (): Error => unavailable('PostgreSQL did not answer in time');
+  const tooLate = (): Error => unavailable('PostgreSQL did not answer in time', 'timeout');
 
   const timeoutSql = statementTimeout(queryTimeoutMillis);
+  const timeoutCall = statementTimeoutCall(queryTimeoutMillis);
 
-  async function simple<Row extends QueryResultRow>(
+  async function run<Row extends QueryResultRow>(
     text: string,
     values: unknown[],
-    retryStale: boolean,
+    { retryStale, bound }: { retryStale: boolean; bound: boolean },
   ): Promise<Row[]> {
     ensureOpen();
-    // Two statements in one simple-protocol message run as one implicit transaction, so the
-    // SET LOCAL covers the statement (the server arms its timer afresh for each statement).
-    const query: QueryConfig<unknown[]> = {
-      text: `${timeoutSql}; ${inlineParameters(text, values)}`,
-      types: int8Types,
-    };
+    // Two statements in one message run as one implicit transaction, so the timeout set by the
+    // first covers the second (the server arms its timer afresh for each statement). A bound
+    // query is good for one call only: each attempt makes its own.
+    const simple: QueryConfig<unknown[]> | undefined = bound
+      ? undefined
+      : { text: `${timeoutSql}; ${inlineParameters(text, values)}`, types: int8Types };
+    const query = () => simple ?? boundQuery(timeoutCall, text, values);
+    // Made before the loop: values a bound query refuses reject the call before anything is sent.
+    const first = query();
     // The checkout, then the statement under the server's timeout, then the slack: the bound
     // holds even for a host pool configured without any timeouts.
     const deadline =
       performance.now() + connectionTimeoutMillis + queryTimeoutMillis + GRACE_MILLIS;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const results = await pooledQuery<Row>(pool, query, deadline - performance.now(), tooLate);
+        const results = await pooledQuery<Row>(
+          pool,
+          attempt === 0 ? first : query(),
+          deadline - performance.now(),
+          tooLate,
+        );
         return results.at(-1)?.rows ?? [];
       } catch (error) {
         const retry =
@@ -81,7 +98,9 @@ export function createExecutor(
   }
 
   return {
-    read: (text, values) => simple(text, values, true),
-    write: (text, values) => simple(text, values, false),
+    read: (text, values) => run(text, values, { retryStale: true, bound: false }),
+    write: (text, values) => run(text, values, { retryStale: false, bound: false }),
+    readBound: (text, values) => run(text, values, { retryStale: true, bound: true }),
+    writeBound: (text, values) => run(text, values, { retryStale: false, bound: true }),
   };
 }

@@ -43,16 +43,17 @@ export async function createPetIdempotently(
   input: PetInput,
   claim: IdempotencyClaim,
 ): Promise<IdempotentCreateResult> {
-  // Claims under the principal's older scopes count too (see IdempotencyClaim.alsoScopes).
+  // Claims under the principal's other scopes count too (see IdempotencyClaim.alsoScopes). Scopes
+  // and key go as bind parameters, never into the statement's text (see bound-query.ts).
   const scopes = [claim.scope, ...(claim.alsoScopes ?? [])];
-  const [row] = await run.write<CreateOnceRow>(queries.createPetOnce(scopes.length), [
+  const [row] = await run.writeBound<CreateOnceRow>(queries.createPetOnce, [
     ...petValues(input),
     claim.scope,
     claim.key,
     claim.fingerprint,
     Math.max(0, Math.round(claim.retentionMs)),
     claimLockKey(quotedSchema, claim),
-    ...scopes,
+    scopes,
   ]);
   switch (row?.outcome) {
     case 'created':
@@ -62,10 +63,7 @@ export async function createPetIdempotently(
     case 'in_flight':
       return { kind: 'in_flight' };
     case 'raced': {
-      const [found] = await run.read<ClaimRow>(queries.selectClaim(scopes.length), [
-        claim.key,
-        ...scopes,
-      ]);
+      const [found] = await run.readBound<ClaimRow>(queries.selectClaim, [claim.key, scopes]);
       return found === undefined ? { kind: 'in_flight' } : answerOf(found, claim);
     }
     default:

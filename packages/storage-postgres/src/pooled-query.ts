@@ -1,4 +1,4 @@
-import type { Pool, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import type { Pool, Query, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { hold } from './lease.js';
 
 /**
@@ -20,7 +20,8 @@ import { hold } from './lease.js';
  */
 export function pooledQuery<Row extends QueryResultRow>(
   pool: Pool,
-  query: QueryConfig<unknown[]>,
+  /** A query config, or a `pg.Query` made for this one call (see bound-query.ts). */
+  query: QueryConfig<unknown[]> | Query,
   millis: number,
   onTimeout: () => Error,
 ): Promise<QueryResult<Row>[]> {
@@ -57,7 +58,8 @@ export function pooledQuery<Row extends QueryResultRow>(
         else resolve(results as QueryResult<Row>[]);
       };
       try {
-        client.query(query, answer);
+        // A Query takes the callback the same way (pg sets it as the query's own).
+        client.query(query as QueryConfig<unknown[]>, answer);
       } catch (error) {
         answer(error instanceof Error ? error : new Error(String(error)));
       }

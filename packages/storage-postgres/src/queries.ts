@@ -9,8 +9,11 @@ import {
 } from '@petstore/core';
 
 /**
- * SQL text for one schema. Values always travel as bind parameters; the only thing spliced
- * into the text is the schema name, validated and quoted by `quoteSchema`.
+ * SQL text for one schema. Values always travel apart from the text: inlined as literals by
+ * inline-sql.ts (one simple-protocol message), or, for the statements that carry an
+ * Idempotency-Key claim's scopes and key, as bind parameters (bound-query.ts), so that no scope
+ * or key is ever part of a statement's text. The only thing spliced into the text here is the
+ * schema name, validated and quoted by `quoteSchema`.
  */
 export interface Queries {
   readonly insertPet: string;
@@ -23,19 +26,19 @@ export interface Queries {
   /** Keyset page: `$1` afterId, `$2` limit. */
   readonly pageOfOrders: string;
   /**
-   * `$1` key, then `scopes` parameters from `$2`: a live claim under any of the scopes, and its
-   * pet.
+   * `$1` key, `$2` the scopes (a text array): a live claim under any of them, and its pet. Sent
+   * with bind parameters only (`Executor.readBound`).
    */
-  selectClaim(scopes: number): string;
+  readonly selectClaim: string;
   /**
    * The keyed create in one statement (see idempotent-create.ts and the function it calls,
-   * migrations/003_create_pet_once.sql): `$1`-`$3` as insertPet, `$4`
-   * the scope to write, `$5` key, `$6` fingerprint, `$7` retention in ms, `$8` the claim's
-   * advisory lock key (decimal text), then `scopes` scopes to read from `$9`. One row:
-   * `outcome` (`found`, `in_flight`, `created` or `raced`), the live claim's `fingerprint`
-   * when found, and the pet when there is one.
+   * migrations/003_create_pet_once.sql): `$1`-`$3` as insertPet, `$4` the scope to write, `$5`
+   * key, `$6` fingerprint, `$7` retention in ms, `$8` the claim's advisory lock key (decimal
+   * text), `$9` the scopes to read (a text array). One row: `outcome` (`found`, `in_flight`,
+   * `created` or `raced`), the live claim's `fingerprint` when found, and the pet when there is
+   * one. Sent with bind parameters only (`Executor.writeBound`).
    */
-  createPetOnce(scopes: number): string;
+  readonly createPetOnce: string;
   /** Deletes up to 1,000 expired claims, skipping rows another transaction holds. */
   readonly purgeExpiredClaims: string;
 }
@@ -67,45 +70,17 @@ export function queriesFor(quotedSchema: string): Queries {
     insertOrder: `INSERT INTO ${orders} (pet_id, quantity, ship_date, status, complete)
       VALUES ($1, $2, $3, $4, $5) RETURNING ${ORDER_COLUMNS}`,
     pageOfOrders: `SELECT ${ORDER_COLUMNS} FROM ${orders} WHERE id > $1 ORDER BY id LIMIT $2`,
-    selectClaim: perScopeCount(
-      (scopes) => `SELECT c.fingerprint, p.id, p.name, p.category_id, p.status
+    selectClaim: `SELECT c.fingerprint, p.id, p.name, p.category_id, p.status
       FROM ${claims} c JOIN ${pets} p ON p.id = c.pet_id
-      WHERE c.key = $1 AND c.scope IN (${placeholders(2, scopes)}) AND c.expires_at > now()
+      WHERE c.key = $1 AND c.scope = ANY ($2::text[]) AND c.expires_at > now()
       LIMIT 1`,
-    ),
     // migrations/003_create_pet_once.sql; `$8` is decimal text, too wide for a JS number.
-    createPetOnce: perScopeCount(
-      (scopes) =>
-        `SELECT * FROM ${quotedSchema}.create_pet_once($1, $2, $3, $4, $5, $6, $7, $8::bigint,
-        ARRAY[${placeholders(9, scopes)}]::text[])`,
-    ),
+    createPetOnce: `SELECT * FROM ${quotedSchema}.create_pet_once($1, $2, $3, $4, $5, $6, $7,
+      $8::bigint, $9::text[])`,
     purgeExpiredClaims: `DELETE FROM ${claims} WHERE ctid = ANY (ARRAY(
       SELECT ctid FROM ${claims} WHERE expires_at < now() LIMIT 1000 FOR UPDATE SKIP LOCKED))`,
   };
 }
-
-const MAX_SCOPE_COUNTS = 16;
-
-/**
- * A statement text per number of scopes, built once and then the same string every time: the
- * text is the key of inline-sql's template cache, and a string built afresh is hashed afresh.
- * Counts are few (one scope, plus one per older scope of the principal's).
- */
-function perScopeCount(build: (scopes: number) => string): (scopes: number) => string {
-  const texts = new Map<number, string>();
-  return (scopes) => {
-    let text = texts.get(scopes);
-    if (text === undefined) {
-      text = build(scopes);
-      if (texts.size < MAX_SCOPE_COUNTS) texts.set(scopes, text);
-    }
-    return text;
-  };
-}
-
-/** `$from, $from+1, …`: `count` placeholders. */
-const placeholders = (from: number, count: number): string =>
-  Array.from({ length: count }, (_, n) => `$${from + n}`).join(', ');
 
 export interface PetRow {
   readonly id: number;

@@ -10,9 +10,15 @@ export interface ClaimScopes {
 export interface ScopeOptions {
   /** `idempotency.scopeSecret`: the HMAC key for scopes derived from an API key. */
   readonly scopeSecret: string | undefined;
-  /** `idempotency.legacyScopes`: which of the two scopes is written during an upgrade. */
-  readonly legacyScopes: 'read' | 'write';
+  /**
+   * `idempotency.previousScopeSecrets`, resolved: the secrets used before this one, whose scopes
+   * are read too; `undefined` for the scrypt form (a setup without a secret, `'none'`).
+   */
+  readonly previousScopeSecrets: readonly (string | undefined)[];
 }
+
+/** The entry of `idempotency.previousScopeSecrets` that stands for "no secret was set". */
+export const NO_SCOPE_SECRET = 'none';
 
 // scrypt's cost: a guess at a weak key costs an attacker with a database dump about as much
 // as this costs us once per principal (cached below): tens of milliseconds.
@@ -40,6 +46,13 @@ function slowScope(digest: string): Promise<string> {
   return derived;
 }
 
+const hmacScope = (secret: string, digest: string): string =>
+  `hmac:${createHmac('sha256', secret).update(digest).digest('base64url')}`;
+
+/** A principal's scope under one secret, or in the scrypt form (`undefined`). */
+const scopeUnder = (secret: string | undefined, digest: string): string | Promise<string> =>
+  secret === undefined ? slowScope(digest) : hmacScope(secret, digest);
+
 /**
  * The stored scope of a principal whose id is a digest of its API key: never that digest, which
  * would let a database dump test guesses at a weak key at SHA-256 speed. With `scopeSecret`,
@@ -47,20 +60,19 @@ function slowScope(digest: string): Promise<string> {
  * principal). Principals with an id of their own (`{ id, key }`, or an id from `verify`) are
  * scoped by that id, which says nothing about the key.
  *
- * Until every instance derives scopes this way, claims written under the old scope (the digest)
- * are read too; with `legacyScopes: 'write'` they are still written that way, so old instances
- * find new claims during the rolling deploy that brings this version (docs/contract.md).
+ * Claims are written under the current form; the forms under `previousScopeSecrets` are read
+ * too (`alsoScopes`), so a claim written before the secret was set or changed still replays.
  */
 export async function claimScopes(
   principal: Principal,
   options: ScopeOptions,
 ): Promise<ClaimScopes> {
   if (principal.derivedFromKey !== true) return { scope: principal.id, alsoScopes: [] };
-  const current =
-    options.scopeSecret === undefined
-      ? await slowScope(principal.id)
-      : `hmac:${createHmac('sha256', options.scopeSecret).update(principal.id).digest('base64url')}`;
-  return options.legacyScopes === 'write'
-    ? { scope: principal.id, alsoScopes: [current] }
-    : { scope: current, alsoScopes: [principal.id] };
+  const scope = await scopeUnder(options.scopeSecret, principal.id);
+  const alsoScopes: string[] = [];
+  for (const previous of options.previousScopeSecrets) {
+    const older = await scopeUnder(previous, principal.id);
+    if (older !== scope && !alsoScopes.includes(older)) alsoScopes.push(older);
+  }
+  return { scope, alsoScopes };
 }
