@@ -15,6 +15,8 @@ export interface RequestLine {
   readonly requestId: string;
   /** Why a host route failed (a readiness probe's outage), when it did. */
   readonly reason?: string | undefined;
+  /** Why an API answer was a 503: the storage's SQLSTATE or errno, `timeout`, `verify`... */
+  readonly cause?: string | undefined;
 }
 
 /**

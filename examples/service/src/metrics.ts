@@ -58,7 +58,8 @@ export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
   });
   const unavailable = new Counter({
     name: 'petstore_storage_unavailable_total',
-    help: 'API requests answered 503 because the storage was unreachable or too slow.',
+    help: 'API requests answered 503 because the storage was unreachable or too slow, by reason (a SQLSTATE, an errno, timeout, verify).',
+    labelNames: ['reason'] as const,
     registers: [registry],
   });
 
@@ -96,8 +97,9 @@ export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
         const operation = event.operationId ?? NO_OPERATION;
         requests.inc({ operation, status: String(event.status) });
         duration.observe({ operation }, event.durationMs / 1000);
-        // The core answers 503 only when the storage is unavailable.
-        if (event.status === 503) unavailable.inc();
+        // The core answers 503 only when the storage (or `verify`) is unavailable; the reasons
+        // come from a small fixed set (the storages' outage codes), anything else is `other`.
+        if (event.status === 503) unavailable.inc({ reason: reasonLabel(event.cause) });
       },
       onDeprecatedCall(event: DeprecatedCallEvent) {
         deprecated.inc({ operation: event.operationId });
@@ -118,6 +120,9 @@ export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
     },
   };
 }
+
+const reasonLabel = (cause: string | undefined): string =>
+  cause !== undefined && /^[A-Za-z0-9_]{1,32}$/.test(cause) ? cause : 'other';
 
 /** `hooks` with the metrics' hooks called after them (each hook is guarded by the core). */
 export function withMetrics<H extends PetStoreHooks>(

@@ -108,7 +108,8 @@ export function describeMetrics({ name, appDir }: { name: string; appDir: string
       expect(samples(families, 'petstore_deprecated_calls_total')).toEqual({
         'operation=getPet': 3,
       });
-      expect(samples(families, 'petstore_storage_unavailable_total')).toEqual({ '': 0 });
+      // Labelled by reason: no sample until a first outage.
+      expect(samples(families, 'petstore_storage_unavailable_total')).toEqual({});
       expect(samples(families, 'petstore_storage_up')).toEqual({ '': 1 });
       // prom-client's default process metrics; no pool on the memory storage.
       expect(family(families, 'process_cpu_user_seconds_total')?.type).toBe('COUNTER');
@@ -146,7 +147,20 @@ export function describeMetrics({ name, appDir }: { name: string; appDir: string
         ];
         expect(down).toEqual([503, 503]);
         const after = await scrape(app);
-        expect(samples(after, 'petstore_storage_unavailable_total')).toEqual({ '': 2 });
+        // Counted by the outage's reason (the errno or SQLSTATE pg saw through the cut proxy),
+        // and the same reason on each 503's log line.
+        const reasons = samples(after, 'petstore_storage_unavailable_total');
+        expect(Object.values(reasons).reduce((sum, count) => sum + count, 0)).toBe(2);
+        for (const label of Object.keys(reasons)) expect(label).toMatch(/^reason=\w+$/);
+        const causes = app
+          .logLines()
+          .filter((line) => line.msg === 'request' && line.status === 503)
+          .map((line) => `reason=${String(line.cause)}`);
+        expect(causes.sort()).toEqual(
+          Object.entries(reasons)
+            .flatMap(([label, count]) => Array<string>(count).fill(label))
+            .sort(),
+        );
         // The outage is reported here and in /readyz's body; the instance stays ready (200).
         // (from a probe at most a second old)
         await expect

@@ -88,5 +88,27 @@ export function toStorageError(error: unknown, retryAfterSeconds: number): unkno
   return new StorageUnavailableError('PostgreSQL is unavailable', {
     cause: error,
     retryAfterSeconds,
+    reason: reasonOf(error),
   });
+}
+
+/**
+ * The cause of an outage in one word, for the 503's log line and the metric's label: the first
+ * SQLSTATE or errno in the error's chain (`57P01`, `ECONNREFUSED`), else what pg's message says
+ * (`timeout`, `connection_terminated`). Always one of a small set: only these make an outage.
+ */
+export function reasonOf(error: unknown, depth = 0): string {
+  if (typeof error !== 'object' || error === null || depth > 5) return 'unavailable';
+  const code = codeOf(error);
+  if (code !== undefined && (NETWORK_CODES.has(code) || /^[0-9A-Z]{5}$/.test(code))) return code;
+  const message: unknown = Reflect.get(error, 'message');
+  if (typeof message === 'string') {
+    if (/timeout/i.test(message)) return 'timeout';
+    if (message.includes('Connection terminated')) return 'connection_terminated';
+  }
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    return reasonOf(error.errors[0], depth + 1);
+  }
+  const cause: unknown = Reflect.get(error, 'cause');
+  return cause === undefined ? 'unavailable' : reasonOf(cause, depth + 1);
 }

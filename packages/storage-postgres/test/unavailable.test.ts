@@ -3,7 +3,7 @@ import { dropSchema, hostPool, postgresUrl, uniqueSchema } from '@petstore/test-
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, migrate } from '../src/index.js';
-import { isUnavailable } from '../src/unavailable.js';
+import { isUnavailable, reasonOf } from '../src/unavailable.js';
 import {
   refusedPort,
   type StartupHoldingProxy,
@@ -206,6 +206,50 @@ describe('an unreachable database is StorageUnavailableError, within the timeout
   });
 });
 
+describe('the reason of an outage, for logs and metrics', () => {
+  const reasonOfCall = async (connectionString: string, connectionTimeoutMillis = 300) => {
+    const storage = createPostgresStorage({ connectionString, schema, connectionTimeoutMillis });
+    const error = await storage.listPets({ limit: 1 }).catch((e: unknown) => e);
+    await storage.close();
+    expect(error).toBeInstanceOf(StorageUnavailableError);
+    return (error as StorageUnavailableError).reason;
+  };
+
+  it('is the errno of a refused connection, `timeout` for a silent server, `closed` after close()', async () => {
+    expect(await reasonOfCall(`postgres://postgres@127.0.0.1:${await refusedPort()}/x`)).toBe(
+      'ECONNREFUSED',
+    );
+    const silent = await silentServer();
+    try {
+      expect(await reasonOfCall(`postgres://postgres@127.0.0.1:${silent.port}/x`)).toBe('timeout');
+    } finally {
+      await silent.close();
+    }
+    const storage = createPostgresStorage({ connectionString: postgresUrl(), schema });
+    await storage.close();
+    const closed = await storage.listPets({ limit: 1 }).catch((e: unknown) => e);
+    expect((closed as StorageUnavailableError).reason).toBe('closed');
+  });
+
+  it('is the first SQLSTATE or errno of the chain, else a word from the message', () => {
+    const cases: [unknown, string][] = [
+      [Object.assign(new Error('x'), { code: '57P01' }), '57P01'],
+      [
+        new Error('outer', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }) }),
+        'ECONNRESET',
+      ],
+      [new Error('Connection terminated unexpectedly'), 'connection_terminated'],
+      [new Error('timeout exceeded when trying to connect'), 'timeout'],
+      [
+        new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]),
+        'ECONNREFUSED',
+      ],
+      [new Error('something else'), 'unavailable'],
+    ];
+    for (const [error, reason] of cases) expect(reasonOf(error), String(error)).toBe(reason);
+  });
+});
+
 describe('statement timeouts', () => {
   it('a statement stuck behind a lock is cancelled by the server: 503, and nothing is stored', async () => {
     const storage = createPostgresStorage({
@@ -221,6 +265,8 @@ describe('statement timeouts', () => {
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StorageUnavailableError);
       expect((error as Error).cause).toMatchObject({ code: '57014' }); // query_canceled
+      // The reason operators see on the 503's log line and the metric's label.
+      expect((error as StorageUnavailableError).reason).toBe('57014');
       expect(Date.now() - started).toBeLessThan(1300);
     } finally {
       await lock.release();
