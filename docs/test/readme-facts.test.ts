@@ -40,7 +40,7 @@ describe('the READMEs and docs/contract.md', () => {
   });
 
   it('list every createPetStore option in the core README table, and no other', () => {
-    const options = read('packages/core/src/options.ts');
+    const options = read('packages/core/src/options/options.ts');
     const body = /export interface PetStoreOptions \{([\s\S]*?)\n\}/.exec(options)?.[1] ?? '';
     const declared = [...body.matchAll(/^ {2}readonly (\w+)\??:/gm)].map((match) => match[1]);
     const section = read('packages/core/README.md').split('\n## Options\n')[1]?.split('\n## ')[0];

@@ -5,7 +5,7 @@ import { buildOpenApiDocument } from './openapi/openapi.js';
 import { RequestContext, type StoreParts } from './operations/context.js';
 import { operationsFor } from './operations/operations.js';
 import { compileRouter, type Router } from './operations/router.js';
-import { type PetStoreOptions, resolveOptions } from './options.js';
+import { type PetStoreOptions, resolveOptions } from './options/options.js';
 import type { PetStore } from './pet-store.js';
 import { answer, answerFailure } from './pipeline/answer.js';
 import { dispatch } from './pipeline/dispatch.js';

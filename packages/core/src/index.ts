@@ -16,20 +16,20 @@ export { checkPath, createMount, readTarget } from './http/mount.js';
 export { isUsableHost, protocolRefusal } from './http/protocol.js';
 export { requestIdOf } from './http/request-id.js';
 export type {
-  DeprecationOptions,
-  IdempotencyOptions,
-  PetStoreOptions,
-  ServerEntry,
-} from './options.js';
-export type { PetStore } from './pet-store.js';
-export { CLIENT_CLOSED_REQUEST } from './pipeline/answer.js';
-export type {
   DeprecatedCallEvent,
   ErrorEvent,
   OperationEvent,
   PetStoreHooks,
   ResponseEvent,
-} from './pipeline/hooks.js';
+} from './options/hooks.js';
+export type {
+  DeprecationOptions,
+  IdempotencyOptions,
+  PetStoreOptions,
+  ServerEntry,
+} from './options/options.js';
+export type { PetStore } from './pet-store.js';
+export { CLIENT_CLOSED_REQUEST } from './pipeline/answer.js';
 export type {
   ErrorBody,
   NewPet,

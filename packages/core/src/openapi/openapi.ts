@@ -1,6 +1,6 @@
 import type { AnyParameter } from '../input/params.js';
 import type { OperationSpec } from '../operations/operation-spec.js';
-import type { ResolvedOptions } from '../options.js';
+import type { ResolvedOptions } from '../options/options.js';
 import { errorResponses, response } from './openapi-responses.js';
 import { componentSchemas, type Json, json, paramSchema, ref } from './openapi-schemas.js';
 

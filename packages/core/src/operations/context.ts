@@ -1,7 +1,7 @@
 import type { Authenticate, Principal } from '../auth/auth.js';
 import type { ApiError } from '../http/errors.js';
 import type { PetStoreRequest } from '../http/messages.js';
-import type { ResolvedOptions } from '../options.js';
+import type { ResolvedOptions } from '../options/options.js';
 
 /** What one store built once and every request uses (the router is the dispatcher's own). */
 export interface StoreParts {

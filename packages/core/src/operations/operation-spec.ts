@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../http/errors.js';
 import type { AnyParameter, ValuesOf } from '../input/params.js';
-import type { ResolvedOptions } from '../options.js';
+import type { ResolvedOptions } from '../options/options.js';
 import type { SchemaName } from '../schemas/schemas.js';
 import type { HandlerResult, RequestContext } from './context.js';
 

@@ -5,7 +5,7 @@ import {
   petIdParameter,
   statusParameter,
 } from '../input/params.js';
-import type { ResolvedOptions } from '../options.js';
+import type { ResolvedOptions } from '../options/options.js';
 import { createPet } from './handlers/create-pet.js';
 import { getOpenApi } from './handlers/get-openapi.js';
 import { getPet } from './handlers/get-pet.js';

@@ -8,9 +8,9 @@ import {
 import type { PetStoreResponse } from '../http/messages.js';
 import { ClientAbortedError } from '../input/body.js';
 import type { HandlerResult, RequestContext } from '../operations/context.js';
+import type { ResponseEvent } from '../options/hooks.js';
+import { callHook, type HookSite } from '../options/hooks.js';
 import { isStorageUnavailable } from '../storage/storage.js';
-import type { ResponseEvent } from './hooks.js';
-import { callHook, type HookSite } from './hooks.js';
 
 /** nginx's "client closed request": what logs show for a request nobody was left to answer. */
 export const CLIENT_CLOSED_REQUEST = 499;

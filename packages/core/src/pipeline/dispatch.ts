@@ -7,7 +7,7 @@ import { invalidInput } from '../input/validation.js';
 import type { HandlerResult, RequestContext } from '../operations/context.js';
 import type { OperationSpec } from '../operations/operation-spec.js';
 import type { Match, Router } from '../operations/router.js';
-import { callHook } from './hooks.js';
+import { callHook } from '../options/hooks.js';
 
 type Settled = HandlerResult | Promise<HandlerResult>;
 

@@ -3,7 +3,7 @@ import { type ApiError, apiError, isApiError } from '../../http/errors.js';
 import { type ParsedJson, readJsonBody } from '../../input/body.js';
 import { isPlainNewPet } from '../../input/new-pet-fast-path.js';
 import { validateBody } from '../../input/validation.js';
-import type { ResolvedOptions } from '../../options.js';
+import type { ResolvedOptions } from '../../options/options.js';
 import type { NewPet, Pet, PetInput } from '../../schemas/schemas.js';
 import { NewPetSchema } from '../../schemas/schemas.js';
 import { fingerprint, idempotencyKey } from '../../storage/idempotency.js';

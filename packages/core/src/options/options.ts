@@ -1,10 +1,10 @@
-import type { ApiKey } from './auth/api-keys.js';
-import type { Verify } from './auth/auth.js';
-import { checkPath } from './http/mount.js';
-import type { PetStoreHooks } from './pipeline/hooks.js';
-import type { PetStatus } from './schemas/schemas.js';
-import { NO_SCOPE_SECRET, type ScopeOptions } from './storage/scope.js';
-import type { PetStorage } from './storage/storage.js';
+import type { ApiKey } from '../auth/api-keys.js';
+import type { Verify } from '../auth/auth.js';
+import { checkPath } from '../http/mount.js';
+import type { PetStatus } from '../schemas/schemas.js';
+import { NO_SCOPE_SECRET, type ScopeOptions } from '../storage/scope.js';
+import type { PetStorage } from '../storage/storage.js';
+import type { PetStoreHooks } from './hooks.js';
 
 export interface ServerEntry {
   readonly url: string;
