@@ -6,7 +6,7 @@ export type Coding = (typeof CODINGS)[number];
 export const CODING_SUFFIX: Readonly<Record<Coding, string>> = { br: '.br', gzip: '.gz' };
 
 /**
- * `dist/assets/manifest.json`, written at the package's build: which bundle was copied, under
+ * `dist/assets/manifest.json`, written by scripts/build-assets.mjs: which bundle was copied, under
  * which content-hashed name, and which precompressed variants lie next to it.
  */
 export interface AssetManifest {
@@ -19,6 +19,11 @@ export interface AssetManifest {
     readonly source: string;
     /** Its licence, a file in the same folder. */
     readonly licence: string;
+    /**
+     * `best` (`pnpm build`: what the package ships) or `quick` (built by the sources on first
+     * use, when nobody ran the build). Absent in manifests written before it was recorded: best.
+     */
+    readonly compression?: 'best' | 'quick';
   };
 }
 

@@ -1,11 +1,21 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildAssets, EVAL_PROBE, installedScalar, patchBundle } from '../scripts/build-assets.js';
+import {
+  buildAssets,
+  EVAL_PROBE,
+  installedScalar,
+  patchBundle,
+  ASSETS_DIR as SCRIPT_ASSETS_DIR,
+  CODING_SUFFIX as SCRIPT_CODING_SUFFIX,
+  MANIFEST_FILE as SCRIPT_MANIFEST_FILE,
+  contentHash as scriptContentHash,
+} from '../scripts/build-assets.mjs';
 import { contentHash } from '../src/hash.js';
+import { CODING_SUFFIX, MANIFEST_FILE } from '../src/manifest.js';
 import { ASSETS_DIR, manifest, plainBundle } from './support/assets.js';
 
 const temporary: string[] = [];
@@ -13,7 +23,7 @@ afterAll(async () => {
   for (const dir of temporary) await rm(dir, { recursive: true, force: true });
 });
 
-describe('the built assets (dist/assets)', () => {
+describe('the assets (dist/assets: built by `pnpm build`, else by the sources on first use)', () => {
   const { scalar } = manifest();
   const at = (file: string) => readFileSync(join(ASSETS_DIR, file));
 
@@ -34,6 +44,13 @@ describe('the built assets (dist/assets)', () => {
     expect(gunzipSync(gz).equals(plain)).toBe(true);
     expect(br.byteLength).toBeLessThan(plain.byteLength / 3);
     expect(gz.byteLength).toBeLessThan(plain.byteLength / 3);
+  });
+
+  it('were built by the script with the names and hash the sources read them by', () => {
+    expect(SCRIPT_ASSETS_DIR).toBe(resolve(ASSETS_DIR));
+    expect(SCRIPT_MANIFEST_FILE).toBe(MANIFEST_FILE);
+    expect(SCRIPT_CODING_SUFFIX).toEqual(CODING_SUFFIX);
+    expect(scriptContentHash(plainBundle())).toBe(contentHash(plainBundle()));
   });
 
   it("carry Scalar's MIT licence beside the bundle", () => {
@@ -85,6 +102,18 @@ describe('buildAssets', () => {
       `${next.manifest.scalar.file}.br`,
       `${next.manifest.scalar.file}.gz`,
     ]);
+  });
+
+  it('recompresses a quick build at its best, and keeps a best build for a quick one', async () => {
+    const options = await fixture(withProbe('"quick, then best"'));
+    const quick = await buildAssets({ ...options, compression: 'quick' });
+    expect([quick.written, quick.manifest.scalar.compression]).toEqual([true, 'quick']);
+    expect((await buildAssets({ ...options, compression: 'quick' })).written).toBe(false);
+    const best = await buildAssets(options);
+    expect([best.written, best.manifest.scalar.compression]).toEqual([true, 'best']);
+    expect(best.manifest.scalar.file).toBe(quick.manifest.scalar.file);
+    expect((await buildAssets({ ...options, compression: 'quick' })).written).toBe(false);
+    expect((await buildAssets(options)).written).toBe(false);
   });
 
   it('stops when the probe it answers is not there exactly once (a Scalar to look at)', async () => {

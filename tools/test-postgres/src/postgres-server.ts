@@ -9,17 +9,21 @@
  * - under root, the server runs as the `postgres` user if there is one, else as `nobody`
  *   (PostgreSQL refuses to run as root), with a data directory that user owns;
  * - if that user cannot execute the installed binaries, they are copied into the temp dir;
- * - the C locale, trust auth on 127.0.0.1 only, no Unix socket.
+ * - the C locale, trust auth (or a superuser password) on 127.0.0.1 only, no Unix socket.
+ *
+ * `dir` keeps the server's files in a folder of the caller's, to start again later on the same
+ * data (`pnpm postgres:try`, tools/try-postgres); by default they go in a temporary folder.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmod, chown, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, chown, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 export interface PostgresServer {
-  /** `postgres://postgres@127.0.0.1:<port>/postgres` */
+  /** `postgres://postgres@127.0.0.1:<port>/postgres` (with `:<password>` after a superuserPassword) */
   readonly connectionString: string;
   readonly port: number;
   readonly dataDir: string;
@@ -27,7 +31,7 @@ export interface PostgresServer {
   stop(): Promise<void>;
   /** Starts the server again on the same data directory and port. */
   start(): Promise<void>;
-  /** Stops the server and deletes its files. */
+  /** Stops the server and deletes its files (the whole `dir`, when given). */
   destroy(): Promise<void>;
 }
 
@@ -39,45 +43,44 @@ export interface StartOptions {
   readonly fast?: boolean;
   /** More server settings (`-c name=value`), e.g. `shared_buffers` for the bench. */
   readonly settings?: Readonly<Record<string, string>>;
+  /**
+   * The folder for the server's files (created when missing; its `data` folder reused when it
+   * holds a cluster already). Default: a new temporary folder.
+   */
+  readonly dir?: string;
+  /**
+   * Password (SCRAM) authentication, with this password for the `postgres` superuser, set when
+   * the cluster is created. Default: trust (any local user connects as anyone).
+   */
+  readonly superuserPassword?: string;
+  /** Default: a free port. */
+  readonly port?: number;
 }
 
 const READY = 'database system is ready to accept connections';
 
 export async function startPostgresServer(options: StartOptions = {}): Promise<PostgresServer> {
-  const base = await mkdtemp(join(tmpdir(), 'petstore-pg-'));
-  // The server user must be able to walk into the temp dir (mkdtemp makes it 0700).
+  const base = options.dir ?? (await mkdtemp(join(tmpdir(), 'petstore-pg-')));
+  await mkdir(base, { recursive: true });
+  // The server user must be able to walk into the folder (mkdtemp makes it 0700).
   await chmod(base, 0o755);
   const runAs = serverUser();
   const bin = await reachableBinaries(base, runAs);
   const dataDir = join(base, 'data');
-  await mkdir(dataDir, { mode: 0o700 });
-  if (runAs !== undefined) await chown(dataDir, runAs.uid, runAs.gid);
-
   const env = { PATH: process.env.PATH ?? '', LC_ALL: 'C', TZ: 'UTC' };
   const spawnOptions = { cwd: base, env, ...(runAs ?? {}) };
-  const init = spawnSync(
-    join(bin, 'initdb'),
-    [
-      '-D',
-      dataDir,
-      '-U',
-      'postgres',
-      '--auth=trust',
-      '--encoding=UTF8',
-      '--locale=C',
-      '--no-sync',
-      '--no-instructions',
-    ],
-    { ...spawnOptions, encoding: 'utf8' },
-  );
-  if (init.status !== 0) {
-    await rm(base, { recursive: true, force: true });
-    throw new Error(
-      `initdb failed (${init.error?.message ?? `exit ${init.status}`}):\n${init.stdout}${init.stderr}`,
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    await mkdir(dataDir, { mode: 0o700, recursive: true });
+    if (runAs !== undefined) await chown(dataDir, runAs.uid, runAs.gid);
+    await initdb(bin, dataDir, base, spawnOptions, runAs, options.superuserPassword).catch(
+      async (error: unknown) => {
+        if (options.dir === undefined) await rm(base, { recursive: true, force: true });
+        throw error;
+      },
     );
   }
 
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const flags = [
     '-D',
     dataDir,
@@ -154,8 +157,12 @@ export async function startPostgresServer(options: StartOptions = {}): Promise<P
   };
 
   await start();
+  const password =
+    options.superuserPassword === undefined
+      ? ''
+      : `:${encodeURIComponent(options.superuserPassword)}`;
   return {
-    connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    connectionString: `postgres://postgres${password}@127.0.0.1:${port}/postgres`,
     port,
     dataDir,
     stop,
@@ -165,6 +172,49 @@ export async function startPostgresServer(options: StartOptions = {}): Promise<P
       await rm(base, { recursive: true, force: true });
     },
   };
+}
+
+/** A new cluster in `dataDir`: trust auth, or SCRAM with the superuser's password. */
+async function initdb(
+  bin: string,
+  dataDir: string,
+  base: string,
+  spawnOptions: { readonly cwd: string; readonly env: NodeJS.ProcessEnv } & Partial<RunAs>,
+  runAs: RunAs | undefined,
+  superuserPassword: string | undefined,
+): Promise<void> {
+  // initdb reads the password from a file the server user can read, removed at once.
+  const passwordFile = join(base, `superuser-password.${process.pid}`);
+  if (superuserPassword !== undefined) {
+    await writeFile(passwordFile, `${superuserPassword}\n`, { mode: 0o600 });
+    if (runAs !== undefined) await chown(passwordFile, runAs.uid, runAs.gid);
+  }
+  try {
+    const init = spawnSync(
+      join(bin, 'initdb'),
+      [
+        '-D',
+        dataDir,
+        '-U',
+        'postgres',
+        ...(superuserPassword === undefined
+          ? ['--auth=trust']
+          : ['--auth=scram-sha-256', `--pwfile=${passwordFile}`]),
+        '--encoding=UTF8',
+        '--locale=C',
+        '--no-sync',
+        '--no-instructions',
+      ],
+      { ...spawnOptions, encoding: 'utf8' },
+    );
+    if (init.status !== 0) {
+      throw new Error(
+        `initdb failed (${init.error?.message ?? `exit ${init.status}`}):\n${init.stdout}${init.stderr}`,
+      );
+    }
+  } finally {
+    await rm(passwordFile, { force: true });
+  }
 }
 
 export interface RunAs {
