@@ -8,6 +8,7 @@ import {
   redirectRefused,
 } from './errors.js';
 import { cursorOf, nextLink, pagingGuard } from './link.js';
+import { innermostMessage, outcomeOpen, outcomeUnknown } from './outcome.js';
 import { backoffMs, type RetryEvent, type RetryReason, retryAfterMs, sleep } from './retry.js';
 import type { Operation } from './shapes.js';
 import type { ListOrdersQuery, ListPetsQuery, NewPet, Order, Page, Pet } from './types.js';
@@ -18,16 +19,31 @@ export interface PetStoreClientOptions {
   /** Sent as `Authorization: Bearer <apiKey>`. */
   readonly apiKey: string;
   /**
-   * Retries after the first attempt, on a 503, a network error, a timeout, and (creates only) a
-   * 409 `idempotency_key_in_use`. Default 3. Any other answer is final.
+   * Milliseconds from a call's start within which it retries, on a 503, a network error, a
+   * timeout, and (creates only) a 409 `idempotency_key_in_use`; any other answer is final. Reads
+   * and creates alike, each request of its own (each page of a walk too). Default 30 000
+   * (`DEFAULT_RETRY_BUDGET_MS`): longer than a database failover. No attempt starts after it: a
+   * backoff is cut to what remains, and a `Retry-After` longer than what remains ends the call at
+   * once. The attempt under way keeps its `timeoutMs`, so a call ends within about
+   * `retryBudgetMs + timeoutMs`. A create that ends without a known outcome throws
+   * `outcome_unknown` with its `idempotencyKey`. 0 retries nothing. A whole number up to
+   * 2 147 483 647.
+   */
+  readonly retryBudgetMs?: number;
+  /**
+   * The most retries after the first attempt, a safety bound within `retryBudgetMs` (a service
+   * answering at once with `Retry-After: 0` is asked at most this many more times). Default 100
+   * (`DEFAULT_RETRIES`), more than the default budget uses at a service's `Retry-After: 1`.
+   * 0 turns retrying off.
    */
   readonly retries?: number;
   /**
    * Milliseconds each attempt may take, from sending the request to the last byte of the
    * answer's body. Default 10 000 (`DEFAULT_TIMEOUT_MS`). An attempt cut at its time counts
    * as a network failure: retried like one (a create with the same `Idempotency-Key`), then
-   * thrown as a `PetStoreError` with status 0 and code `timeout`. A whole number from 1 to
-   * 2 147 483 647 (what `setTimeout` takes). To bound a call with its retries, pass a `signal`.
+   * thrown as a `PetStoreError` with status 0 and code `timeout` (a create: `outcome_unknown`).
+   * A whole number from 1 to 2 147 483 647 (what `setTimeout` takes). To bound a call with its
+   * retries more tightly than `retryBudgetMs`, pass a `signal`.
    */
   readonly timeoutMs?: number;
   /**
@@ -58,8 +74,9 @@ export interface CallOptions {
 
 export interface CreatePetOptions extends CallOptions {
   /**
-   * Sent as `Idempotency-Key` on every attempt. Default: a random UUID per call. Pass your own
-   * to make a create safe across process restarts too (the service remembers it for 24 h).
+   * Sent as `Idempotency-Key` on every attempt. Default: a random UUID per call, which an
+   * `outcome_unknown` error carries. Pass your own to make a create safe across process
+   * restarts too (the service remembers it for 24 h), and to retry one you cancelled.
    */
   readonly idempotencyKey?: string;
 }
@@ -71,7 +88,9 @@ export type OrdersQuery = Omit<ListOrdersQuery, 'cursor'>;
 export interface PetStoreClient {
   /**
    * `POST /pets`. Always sends an `Idempotency-Key` (random unless given), so retrying after
-   * a 503, a network error or a 409 `idempotency_key_in_use` never creates a second pet.
+   * a 503, a network error or a 409 `idempotency_key_in_use` never creates a second pet. When
+   * it gives up without knowing whether the pet was stored, it throws `outcome_unknown`
+   * carrying that key, to retry with later.
    */
   createPet(newPet: NewPet, options?: CreatePetOptions): Promise<Pet>;
   /** `GET /pets`: one page, ascending by id, and the cursor of the next. */
@@ -93,7 +112,9 @@ export interface PetStoreClient {
   orders(query?: OrdersQuery, options?: CallOptions): AsyncIterableIterator<Order>;
 }
 
-export const DEFAULT_RETRIES = 3;
+/** A time budget, not a count: a promotion takes 6-10 s, a hung primary 17-25 s. */
+export const DEFAULT_RETRY_BUDGET_MS = 30_000;
+export const DEFAULT_RETRIES = 100;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_PAGES = 10_000;
 export { DEFAULT_MAX_RESPONSE_BYTES };
@@ -121,6 +142,8 @@ type Attempt<T> =
       readonly failure: PetStoreError;
       readonly retryAs: RetryReason | undefined;
       readonly retryAfter: string | null;
+      /** It may have reached the service with no answer saying what became of it. */
+      readonly open: boolean;
     };
 
 type QueryValue = string | number | undefined;
@@ -151,6 +174,12 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     throw new TypeError(`retries must be a whole number of at least 0, got ${retries}`);
   }
   const timeoutMs = positive('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+  const retryBudgetMs = options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
+  if (!Number.isInteger(retryBudgetMs) || retryBudgetMs < 0 || retryBudgetMs > MAX_TIMEOUT_MS) {
+    throw new TypeError(
+      `retryBudgetMs must be a whole number from 0 to ${MAX_TIMEOUT_MS}, got ${retryBudgetMs}`,
+    );
+  }
   // The global is looked up per call and never detached: browsers reject a fetch called
   // with another `this`.
   const fetchOnce = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -198,7 +227,10 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
       // have arrived, which is safe to retry for reads and for creates carrying an
       // Idempotency-Key.
       const code = deadline.timedOut() ? 'timeout' : 'network_error';
-      const reason = error instanceof Error ? error.message : String(error);
+      const outer = error instanceof Error ? error.message : String(error);
+      const inner = innermostMessage(error);
+      // fetch's own message ("fetch failed") says little; its cause says what happened.
+      const reason = inner === undefined || inner === outer ? outer : `${outer} (${inner})`;
       const what = `${call.method} ${call.url}`;
       const failure = new PetStoreError({
         status: 0,
@@ -209,14 +241,14 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
             : `No answer from ${what}: ${reason}`,
         cause: error,
       });
-      return { failure, retryAs: code, retryAfter: null };
+      return { failure, retryAs: code, retryAfter: null, open: outcomeOpen(failure, error) };
     } finally {
       deadline.end();
     }
     if (isRedirect(response)) {
       // Final: following it, or asking again, could only send the key and the request on.
       const failure = redirectRefused(call.operation, call.url, response, base);
-      return { failure, retryAs: undefined, retryAfter: null };
+      return { failure, retryAs: undefined, retryAfter: null, open: false };
     }
     if (text === undefined) {
       const failure = new PetStoreError({
@@ -225,35 +257,63 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
         message: `${call.operation}: the answer's body passed ${maxBodyBytes} bytes (maxBodyBytes); not read further`,
         requestId: response.headers.get('x-request-id') ?? undefined,
       });
-      return { failure, retryAs: undefined, retryAfter: null };
+      // Not retried; a 5xx this large (a proxy's page) leaves a create's outcome open all the same.
+      return { failure, retryAs: undefined, retryAfter: null, open: outcomeOpen(failure) };
     }
     if (response.ok) {
       const body = bodyOfSuccess(call.operation, response, text);
       // Not the service's answer: asking again would only fetch the same page.
       if (body instanceof PetStoreError)
-        return { failure: body, retryAs: undefined, retryAfter: null };
+        return { failure: body, retryAs: undefined, retryAfter: null, open: false };
       return { answer: { value: body.value as T, response } };
     }
     const failure = errorFromAnswer(response, text);
     const retryAfter = response.headers.get('retry-after');
-    if (response.status === 503) return { failure, retryAs: 'service_unavailable', retryAfter };
-    if (failure.code === 'idempotency_key_in_use' && call.idempotencyKey !== undefined) {
-      return { failure, retryAs: 'idempotency_key_in_use', retryAfter };
+    const open = outcomeOpen(failure);
+    if (response.status === 503) {
+      return { failure, retryAs: 'service_unavailable', retryAfter, open };
     }
-    // 422 `idempotency_key_reused` and every other answer are final: a retry cannot help.
-    return { failure, retryAs: undefined, retryAfter };
+    if (failure.code === 'idempotency_key_in_use' && call.idempotencyKey !== undefined) {
+      return { failure, retryAs: 'idempotency_key_in_use', retryAfter, open };
+    }
+    // 422 `idempotency_key_reused` and every other answer are final: a retry cannot help. (A
+    // 502 or 504, or a proxy's error page, is final too, but leaves a create's outcome open.)
+    return { failure, retryAs: undefined, retryAfter, open };
   };
 
-  /** One call with its retries: the parsed 2xx body, or a thrown PetStoreError. */
+  /**
+   * One call with its retries, within `retryBudgetMs` of its start: the parsed 2xx body, or a
+   * thrown PetStoreError (`outcome_unknown` for a create that may or may not have been stored).
+   */
   const send = async <T>(call: Call): Promise<Answer<T>> => {
     call.signal?.throwIfAborted();
+    const started = performance.now();
+    // Whether an attempt so far may have reached the service with no answer saying what became
+    // of it: a create that ends then, without a final answer, has no known outcome.
+    let open = false;
     for (let retry = 1; ; retry++) {
       const result = await attempt<T>(call);
       if ('answer' in result) return result.answer;
       const { failure, retryAs, retryAfter } = result;
-      if (retryAs === undefined || retry > retries) throw failure;
+      open ||= result.open;
+      const giveUp = (): PetStoreError =>
+        call.idempotencyKey !== undefined && open && (retryAs !== undefined || result.open)
+          ? outcomeUnknown(
+              call.operation,
+              call.idempotencyKey,
+              failure,
+              retry,
+              performance.now() - started,
+            )
+          : failure;
+      if (retryAs === undefined || retry > retries) throw giveUp();
+      const remainingMs = retryBudgetMs - (performance.now() - started);
       const fromHeader = retryAfterMs(retryAfter);
-      const waitMs = fromHeader ?? backoffMs(retry);
+      // No attempt starts past the budget, and none earlier than the service asked.
+      if (remainingMs <= 0 || (fromHeader !== undefined && fromHeader > remainingMs)) {
+        throw giveUp();
+      }
+      const waitMs = fromHeader ?? Math.min(backoffMs(retry), remainingMs);
       options.onRetry?.({
         operation: call.operation,
         retry,

@@ -19,6 +19,15 @@ export type PetStoreErrorCode =
   /** No complete answer (headers and body) within `timeoutMs`, after the retries. `status` is 0. */
   | 'timeout'
   /**
+   * `createPet` ended without knowing whether the pet was stored: an attempt may have reached
+   * the service with no answer saying what became of it (a 503, 502 or 504, a timeout, a
+   * connection lost once open, a proxy's error page), and the client stopped (`retryBudgetMs`
+   * or `retries` spent, or an answer it does not retry). Retry later with the same body and
+   * `error.idempotencyKey`: the service replays the stored pet, or creates it once. `status` is
+   * the last attempt's (0 when no answer came), `cause` its failure.
+   */
+  | 'outcome_unknown'
+  /**
    * An answer that is not the service's: an error status without its JSON Error body (a proxy's
    * HTML page, say), or a 2xx whose body is not JSON or not the operation's shape.
    */
@@ -48,6 +57,7 @@ export interface PetStoreErrorFields {
   readonly message: string;
   readonly details?: readonly ErrorDetail[] | undefined;
   readonly requestId?: string | undefined;
+  readonly idempotencyKey?: string | undefined;
   readonly cause?: unknown;
 }
 
@@ -61,13 +71,27 @@ export class PetStoreError extends Error {
   readonly details: readonly ErrorDetail[];
   /** The answer's `X-Request-Id`, to find the request in the service's log. */
   readonly requestId: string | undefined;
+  /**
+   * `outcome_unknown`: the `Idempotency-Key` every attempt carried (yours, or the one the client
+   * made up). Retry the same create with it to learn the outcome. Undefined on other codes.
+   */
+  readonly idempotencyKey: string | undefined;
 
-  constructor({ status, code, message, details, requestId, cause }: PetStoreErrorFields) {
+  constructor({
+    status,
+    code,
+    message,
+    details,
+    requestId,
+    idempotencyKey,
+    cause,
+  }: PetStoreErrorFields) {
     super(message, cause === undefined ? undefined : { cause });
     this.status = status;
     this.code = code;
     this.details = details ?? [];
     this.requestId = requestId;
+    this.idempotencyKey = idempotencyKey;
   }
 }
 

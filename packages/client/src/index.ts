@@ -5,6 +5,7 @@ export {
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_RETRIES,
+  DEFAULT_RETRY_BUDGET_MS,
   DEFAULT_TIMEOUT_MS,
   type OrdersQuery,
   type PetStoreClient,

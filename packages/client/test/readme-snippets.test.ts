@@ -79,3 +79,13 @@ it("runs the client README's time limits and cancelling example", async () => {
   const output = await runSnippet('client-timeouts', code);
   expect(output.trim().split('\n')).toEqual(['AbortError', 'true']);
 }, 60_000);
+
+it("runs the client README's outcome_unknown example", async () => {
+  const code = await snippet(new URL('../README.md', import.meta.url), 'client-outcome-unknown');
+  expect(code).toContain("error.code !== 'outcome_unknown'");
+  expect(code).toContain('error.idempotencyKey');
+  const output = await runSnippet('client-outcome-unknown', code);
+  // Against a healthy service the create is stored; run again, the same key replays it.
+  expect(output.trim()).toBe('stored Bubbles');
+  expect((await runSnippet('client-outcome-unknown', code)).trim()).toBe('stored Bubbles');
+}, 60_000);

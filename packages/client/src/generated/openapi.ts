@@ -104,7 +104,7 @@ export interface components {
             /** @description Identifier assigned by the service, increasing in creation order. */
             id: number;
             /**
-             * @description The animal's name: 1 to 256 characters.
+             * @description The animal's name: 1 to 256 characters of Unicode text, no NUL (U+0000).
              * @example Rex
              */
             name: string;
@@ -115,7 +115,7 @@ export interface components {
         /** NewPet */
         NewPet: {
             /**
-             * @description The animal's name: 1 to 256 characters.
+             * @description The animal's name: 1 to 256 characters of Unicode text, no NUL (U+0000).
              * @example Rex
              */
             name: string;
@@ -169,7 +169,7 @@ export interface components {
     parameters: {
         /** @description Makes a retry safe: the same key with the same body replays the first 201 (for the retention window, 24 h by default), scoped to your API key. */
         IdempotencyKey: string;
-        /** @description Your id for this request (1 to 128 visible ASCII characters), echoed back; one is generated otherwise. */
+        /** @description Your id for this request, echoed back when it is 1 to 128 visible ASCII characters (`\x21`-`\x7E`); any other value is replaced by a generated id, never refused. */
         RequestId: string;
     };
     requestBodies: never;
@@ -192,7 +192,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description Your id for this request (1 to 128 visible ASCII characters), echoed back; one is generated otherwise. */
+                /** @description Your id for this request, echoed back when it is 1 to 128 visible ASCII characters (`\x21`-`\x7E`); any other value is replaced by a generated id, never refused. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -264,7 +264,7 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the same key with the same body replays the first 201 (for the retention window, 24 h by default), scoped to your API key. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Your id for this request (1 to 128 visible ASCII characters), echoed back; one is generated otherwise. */
+                /** @description Your id for this request, echoed back when it is 1 to 128 visible ASCII characters (`\x21`-`\x7E`); any other value is replaced by a generated id, never refused. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -382,7 +382,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request (1 to 128 visible ASCII characters), echoed back; one is generated otherwise. */
+                /** @description Your id for this request, echoed back when it is 1 to 128 visible ASCII characters (`\x21`-`\x7E`); any other value is replaced by a generated id, never refused. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -498,7 +498,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description Your id for this request (1 to 128 visible ASCII characters), echoed back; one is generated otherwise. */
+                /** @description Your id for this request, echoed back when it is 1 to 128 visible ASCII characters (`\x21`-`\x7E`); any other value is replaced by a generated id, never refused. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -568,7 +568,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request (1 to 128 visible ASCII characters), echoed back; one is generated otherwise. */
+                /** @description Your id for this request, echoed back when it is 1 to 128 visible ASCII characters (`\x21`-`\x7E`); any other value is replaced by a generated id, never refused. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -584,6 +584,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description An `Expect` other than `100-continue` (`expectation_failed`). */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
