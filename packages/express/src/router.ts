@@ -21,7 +21,7 @@ export interface PetStoreRouterOptions {
 
 /**
  * A request handler and an error handler, to mount together:
- * `app.use('/v1', petStoreRouter(store))` (Express flattens the array). The
+ * `app.use(petStoreRouter(store, { mountPath: '/v1' }))` (Express flattens the array). The
  * error handler is there because a body parser upstream (`express.json()`)
  * reports bad bodies as errors, and Express skips plain handlers while an
  * error is pending.
