@@ -7,13 +7,13 @@ import type { StorageName } from './storages.js';
  * over memory when it listens on a socket.
  */
 export const MATRIX: Readonly<Record<HostName, readonly StorageName[]>> = {
-  core: ['memory', 'postgres'],
-  express: ['memory', 'postgres', 'pgbouncer'],
-  'express-json': ['memory'],
-  fastify: ['memory', 'postgres'],
-  hapi: ['memory', 'postgres'],
-  node: ['memory', 'postgres'],
-  connect: ['memory'],
-  fetch: ['memory', 'postgres'],
-  hono: ['memory', 'postgres'],
+  core: ['memory', 'postgres', 'sqlite'],
+  express: ['memory', 'postgres', 'pgbouncer', 'sqlite'],
+  'express-json': ['memory', 'sqlite'],
+  fastify: ['memory', 'postgres', 'sqlite'],
+  hapi: ['memory', 'postgres', 'sqlite'],
+  node: ['memory', 'postgres', 'sqlite'],
+  connect: ['memory', 'sqlite'],
+  fetch: ['memory', 'postgres', 'sqlite'],
+  hono: ['memory', 'postgres', 'sqlite'],
 };
