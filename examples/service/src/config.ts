@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { ApiKey, ServerEntry } from '@petstore/core';
 import { type OperationSettings, readOperationSettings } from './operations-config.js';
 
@@ -9,8 +11,8 @@ export interface AppConfig extends OperationSettings {
   readonly apiKeys: readonly ApiKey[];
   /** True when no API_KEYS were given and the one key was made up at start. */
   readonly keyGenerated: boolean;
-  /** Unset: in-memory storage. */
-  readonly databaseUrl: string | undefined;
+  /** Where the pets live: DATABASE_URL's scheme picks the storage (see `storageChoice`). */
+  readonly storage: StorageChoice;
   /** Demo pets to create at start when the storage is empty. */
   readonly seedPets: number;
   /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
@@ -34,6 +36,12 @@ export interface AppConfig extends OperationSettings {
   readonly servers: readonly ServerEntry[];
   // --- end of connection limits and servers ---
 }
+
+/** What DATABASE_URL says: a SQLite file (the default), PostgreSQL, or memory. */
+export type StorageChoice =
+  | { readonly kind: 'sqlite'; readonly path: string; readonly byDefault: boolean }
+  | { readonly kind: 'postgres'; readonly url: string }
+  | { readonly kind: 'memory' };
 
 export type ConfigResult =
   | { readonly ok: true; readonly config: AppConfig }
@@ -101,7 +109,30 @@ function apiKeys(text: string): readonly ApiKey[] | string {
   return keys;
 }
 
-function databaseUrl(text: string): string {
+/**
+ * The default file: per user, outside any checkout (a new clone or a `git clean` keeps it), where
+ * the XDG base directory spec puts an application's data: `$XDG_DATA_HOME/petstore/pets.db`,
+ * else `~/.local/share/petstore/pets.db`.
+ */
+export function defaultDataFile(env: Env): string {
+  const dataHome = env.XDG_DATA_HOME?.trim() || join(homedir(), '.local', 'share');
+  return join(dataHome, 'petstore', 'pets.db');
+}
+
+const DATABASE_URL_FORMS =
+  'DATABASE_URL must be sqlite:<file>, postgres://..., postgresql://... or memory:';
+
+/** DATABASE_URL's scheme picks the storage; unset is the default SQLite file. */
+function storageChoice(text: string | undefined, env: Env): StorageChoice | string {
+  if (text === undefined) return { kind: 'sqlite', path: defaultDataFile(env), byDefault: true };
+  if (text === 'memory:') return { kind: 'memory' };
+  if (/^sqlite:/i.test(text)) {
+    // `sqlite:./pets.db`, `sqlite:/var/lib/petstore/pets.db`, `sqlite:///var/lib/...`.
+    const path = text.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    return path === ''
+      ? 'DATABASE_URL=sqlite: needs a file, e.g. sqlite:./pets.db'
+      : { kind: 'sqlite', path: resolve(path), byDefault: false };
+  }
   let protocol: string | undefined;
   try {
     protocol = new URL(text).protocol;
@@ -109,8 +140,8 @@ function databaseUrl(text: string): string {
     // reported below, without echoing a URL that may hold a password
   }
   return protocol === 'postgres:' || protocol === 'postgresql:'
-    ? ''
-    : 'DATABASE_URL must be a postgres:// or postgresql:// URL';
+    ? { kind: 'postgres', url: text }
+    : DATABASE_URL_FORMS;
 }
 
 /** An `on`/`off` switch (METRICS, DOCS). */
@@ -139,9 +170,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
   const port = check(integer('PORT', read('PORT') ?? '3000', 0, 65_535));
   const keysText = read('API_KEYS');
   const keys = keysText === undefined ? undefined : check(apiKeys(keysText));
-  const url = read('DATABASE_URL');
-  const urlProblem = url === undefined ? '' : databaseUrl(url);
-  if (urlProblem !== '') errors.push(urlProblem);
+  const storage = check(storageChoice(read('DATABASE_URL'), env));
   const seedPets = check(integer('SEED_PETS', read('SEED_PETS') ?? '0', 0, MAX_SEED_PETS));
   const shutdownTimeoutMs = check(
     integer('SHUTDOWN_TIMEOUT_MS', read('SHUTDOWN_TIMEOUT_MS') ?? '10000', 0, 600_000),
@@ -155,6 +184,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
   if (
     errors.length > 0 ||
     port === undefined ||
+    storage === undefined ||
     seedPets === undefined ||
     shutdownTimeoutMs === undefined ||
     level === undefined ||
@@ -171,7 +201,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
       host: read('HOST') ?? '127.0.0.1',
       apiKeys: keys ?? [makeKey()],
       keyGenerated: keysText === undefined,
-      databaseUrl: url,
+      storage,
       seedPets,
       shutdownTimeoutMs,
       logLevel: level,

@@ -1,12 +1,14 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { PetStatus, PetStorage } from '@petstore/core';
 import { createMemoryStorage } from '@petstore/storage-memory';
-import type { AppConfig } from './config.js';
+import type { AppConfig, StorageChoice } from './config.js';
 import type { Logger } from './logging.js';
 import type { PoolCounts } from './metrics.js';
 
 export interface OpenedStorage {
   readonly storage: PetStorage;
-  /** For the start-up line: `in-memory` or `PostgreSQL`. */
+  /** For the start-up line: which storage, and for a file, where. */
   readonly description: string;
   /** On PostgreSQL: the pool's connection counts, for the metrics. */
   readonly pool?: PoolCounts;
@@ -16,19 +18,41 @@ export interface OpenedStorage {
 const MIGRATE_CONNECT_TIMEOUT_MS = 5000;
 
 /**
- * In memory unless DATABASE_URL is set. The PostgreSQL package (and `pg`) is
- * only loaded when it is used; its migrations run first (idempotent, and safe
- * with several instances starting at once). A database that cannot be reached
- * at start fails the start: better a clear exit than a service that is never ready.
+ * The storage DATABASE_URL names (see `StorageChoice`): a SQLite file by default, PostgreSQL, or
+ * memory. Each storage package (and `pg`) is loaded only when it is used. A file or database
+ * that cannot serve fails the start, with the storage's own reason: better a clear exit than a
+ * service that is never ready.
  */
 export async function openStorage(
-  config: Pick<AppConfig, 'databaseUrl' | 'pgPoolMax'>,
+  config: Pick<AppConfig, 'storage' | 'pgPoolMax'>,
   logger?: Logger,
 ): Promise<OpenedStorage> {
-  const connectionString = config.databaseUrl;
-  if (connectionString === undefined) {
+  const choice = config.storage;
+  if (choice.kind === 'memory') {
     return { storage: createMemoryStorage(), description: 'in-memory (data is lost on exit)' };
   }
+  if (choice.kind === 'sqlite') return openSqlite(choice);
+  return openPostgres(choice.url, config.pgPoolMax, logger);
+}
+
+/**
+ * SQLite in one file; the default file's folder is made (only for the user), a named file's
+ * folder must exist. Two services on one file work together: writes take turns, and a keyed
+ * create is stored once (the storage's README).
+ */
+async function openSqlite(choice: Extract<StorageChoice, { kind: 'sqlite' }>) {
+  if (choice.byDefault) await mkdir(dirname(choice.path), { recursive: true, mode: 0o700 });
+  const { createSqliteStorage } = await import('@petstore/storage-sqlite');
+  const storage = createSqliteStorage({ path: choice.path });
+  const where = choice.byDefault ? ' (the default: DATABASE_URL is unset)' : '';
+  return { storage, description: `SQLite file ${choice.path}${where}` };
+}
+
+async function openPostgres(
+  connectionString: string,
+  poolMax: number,
+  logger: Logger | undefined,
+): Promise<OpenedStorage> {
   const [{ createPostgresStorage, DEFAULT_CONNECTION_TIMEOUT_MILLIS, migrate }, { default: pg }] =
     await Promise.all([import('@petstore/storage-postgres'), import('pg')]);
   try {
@@ -45,7 +69,7 @@ export async function openStorage(
   const pool = new pg.Pool({
     connectionString,
     // PG_POOL_MAX: instances x this must fit the pooler's (or the server's) connections.
-    max: config.pgPoolMax,
+    max: poolMax,
     application_name: 'petstore',
     keepAlive: true,
     connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MILLIS,

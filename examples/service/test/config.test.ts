@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type ConfigResult, loadConfig, MAX_SEED_PETS } from '../src/config.js';
 
@@ -11,12 +13,12 @@ const GOOD = 'good-key-0123456789';
 
 describe('loadConfig', () => {
   it('has defaults for everything, and makes up a key when none is given', () => {
-    expect(configOf(loadConfig({}, () => 'made-up'))).toEqual({
+    expect(configOf(loadConfig({ XDG_DATA_HOME: '/srv/data' }, () => 'made-up'))).toEqual({
       port: 3000,
       host: '127.0.0.1',
       apiKeys: ['made-up'],
       keyGenerated: true,
-      databaseUrl: undefined,
+      storage: { kind: 'sqlite', path: '/srv/data/petstore/pets.db', byDefault: true },
       seedPets: 0,
       shutdownTimeoutMs: 10_000,
       logLevel: 'info',
@@ -85,7 +87,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       apiKeys: ['alpha-0123456789ab', { id: 'ops', key: 'beta-0123456789ab=' }],
       keyGenerated: false,
-      databaseUrl: 'postgres://user:secret@127.0.0.1:5432/pets',
+      storage: { kind: 'postgres', url: 'postgres://user:secret@127.0.0.1:5432/pets' },
       seedPets: 5,
       shutdownTimeoutMs: 2500,
       logLevel: 'debug',
@@ -180,14 +182,43 @@ describe('loadConfig', () => {
     expect(message).not.toContain(GOOD);
   });
 
-  it('refuses a DATABASE_URL that is not PostgreSQL, without printing it', () => {
-    for (const url of ['mysql://root:hunter2@db/pets', 'not a url:hunter2']) {
+  it('reads the storage from DATABASE_URL: its scheme picks it', () => {
+    const storageOf = (url: string | undefined, env = {}) =>
+      configOf(loadConfig({ DATABASE_URL: url, ...env })).storage;
+    expect(storageOf(undefined, { XDG_DATA_HOME: '/x' })).toEqual({
+      kind: 'sqlite',
+      path: '/x/petstore/pets.db',
+      byDefault: true,
+    });
+    expect(storageOf(undefined, { HOME: '/home/pat' })).toMatchObject({
+      path: join(homedir(), '.local', 'share', 'petstore', 'pets.db'),
+    });
+    expect(storageOf('sqlite:/var/lib/petstore/pets.db')).toEqual({
+      kind: 'sqlite',
+      path: '/var/lib/petstore/pets.db',
+      byDefault: false,
+    });
+    expect(storageOf('sqlite:///var/lib/petstore/pets.db')).toMatchObject({
+      path: '/var/lib/petstore/pets.db',
+    });
+    expect(storageOf('sqlite:pets.db')).toMatchObject({ path: resolve('pets.db') });
+    expect(storageOf('memory:')).toEqual({ kind: 'memory' });
+    expect(storageOf('postgresql://127.0.0.1/pets')).toEqual({
+      kind: 'postgres',
+      url: 'postgresql://127.0.0.1/pets',
+    });
+  });
+
+  it('refuses any other DATABASE_URL, without printing it', () => {
+    for (const url of ['mysql://root:hunter2@db/pets', 'not a url:hunter2', 'memory:hunter2']) {
       const errors = errorsOf(loadConfig({ DATABASE_URL: url }));
-      expect(errors).toEqual(['DATABASE_URL must be a postgres:// or postgresql:// URL']);
+      expect(errors).toEqual([
+        'DATABASE_URL must be sqlite:<file>, postgres://..., postgresql://... or memory:',
+      ]);
     }
-    expect(configOf(loadConfig({ DATABASE_URL: 'postgresql://127.0.0.1/pets' })).databaseUrl).toBe(
-      'postgresql://127.0.0.1/pets',
-    );
+    expect(errorsOf(loadConfig({ DATABASE_URL: 'sqlite:' }))).toEqual([
+      'DATABASE_URL=sqlite: needs a file, e.g. sqlite:./pets.db',
+    ]);
   });
 
   it('bounds SEED_PETS and SHUTDOWN_TIMEOUT_MS', () => {

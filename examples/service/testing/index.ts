@@ -7,6 +7,7 @@ export {
 } from './browser.js';
 export { type CompiledSuiteOptions, describeCompiledApp } from './compiled-suite.js';
 export { ARTIFACTS_DIR, type DocsSuiteOptions, describeDocsPage } from './docs-suite.js';
+export { describeDurableStorage } from './durable-suite.js';
 export {
   type FuzzRequest,
   type FuzzResult,

@@ -106,7 +106,16 @@ export function startApp(
   ];
   const child = spawn(command ?? process.execPath, args, {
     cwd: appDir,
-    env: { ...base, PORT: '0', HOST: '127.0.0.1', MANAGEMENT_PORT: '0', ...env },
+    // In memory unless the test names a storage: the default SQLite file would outlive the test
+    // (a test of the default gives DATABASE_URL '' and an XDG_DATA_HOME of its own).
+    env: {
+      ...base,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      MANAGEMENT_PORT: '0',
+      DATABASE_URL: 'memory:',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: how.processGroup === true,
   });
