@@ -89,6 +89,17 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
       : undefined,
   );
 
+  it('every tarball carries the LICENSE and a CHANGELOG.md', async () => {
+    const tarballs = readdirSync(join(app, 'tarballs'));
+    expect(tarballs).toHaveLength(published.length);
+    for (const tarball of tarballs) {
+      const { stdout } = await run('tar', ['-tzf', join(app, 'tarballs', tarball)]);
+      const files = stdout.split('\n');
+      expect(files, tarball).toContain('package/LICENSE');
+      expect(files, tarball).toContain('package/CHANGELOG.md');
+    }
+  });
+
   it.each(['express', 'fastify', 'hapi'])(
     'on %s: the client creates and lists a pet, and /docs serves the page and its script',
     (host) => {
