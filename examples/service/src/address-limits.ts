@@ -19,8 +19,13 @@ export interface AddressLimits {
 /** Told of each connection refused for its client's count. */
 export type OnRefused = (client: string) => void;
 
-/** How long a refused connection may still send before it is closed: enough to read the answer. */
-const REFUSED_LINGER_MS = 1_000;
+/**
+ * How long a refused connection may still send (read away) before it is closed, so a client
+ * that wrote its request meanwhile still reads the answer; and how many may wait so at once:
+ * they count against the listener's MAX_CONNECTIONS, so a flood of them must not fill it.
+ */
+const REFUSED_LINGER_MS = 250;
+const REFUSED_LINGERING_MAX = 32;
 const RETRY_AFTER_SECONDS = 1;
 
 /** The 16 bytes of an IPv6 address, from its text. */
@@ -77,10 +82,19 @@ function refusal(): Buffer {
   );
 }
 
-/** Writes the refusal and closes; what the client sends meanwhile is read away, not parsed. */
-function refuse(socket: Socket): void {
+/**
+ * Writes the refusal and closes; what the client sends meanwhile is read away, not parsed. Past
+ * `REFUSED_LINGERING_MAX` refusals waiting at once, a refused socket closes once written.
+ */
+function refuse(socket: Socket, lingering: { count: number }): void {
   socket.on('error', () => socket.destroy());
   socket.resume();
+  if (lingering.count >= REFUSED_LINGERING_MAX) {
+    socket.end(refusal(), () => socket.destroy());
+    return;
+  }
+  lingering.count++;
+  socket.once('close', () => lingering.count--);
   socket.end(refusal());
   setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
 }
@@ -100,6 +114,7 @@ export function limitConnectionsPerAddress(
 ): ReadonlyMap<string, number> {
   const open = new Map<string, number>();
   const trusted = new Set(limits.trustedProxies);
+  const lingering = { count: 0 };
   // The HTTP server's own listener (its parser) runs only for connections let in.
   const http = server.listeners('connection') as Array<(socket: Socket) => void>;
   server.removeAllListeners('connection');
@@ -109,7 +124,7 @@ export function limitConnectionsPerAddress(
       const client = clientOf(address, limits.ipv6PrefixLength);
       const count = open.get(client) ?? 0;
       if (count >= limits.maxConnectionsPerAddress) {
-        refuse(socket);
+        refuse(socket, lingering);
         onRefused?.(client);
         return;
       }
