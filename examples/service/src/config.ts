@@ -40,7 +40,12 @@ export interface AppConfig extends OperationSettings {
 /** What DATABASE_URL says: a SQLite file (the default), PostgreSQL, or memory. */
 export type StorageChoice =
   | { readonly kind: 'sqlite'; readonly path: string; readonly byDefault: boolean }
-  | { readonly kind: 'postgres'; readonly url: string }
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      /** DATABASE_READ_URL: reads from a replica (docs/operations.md, "A PostgreSQL cluster"). */
+      readonly readUrl?: string;
+    }
   | { readonly kind: 'memory' };
 
 export type ConfigResult =
@@ -144,6 +149,26 @@ function storageChoice(text: string | undefined, env: Env): StorageChoice | stri
     : DATABASE_URL_FORMS;
 }
 
+/** DATABASE_READ_URL (a replica, for reads) joins a PostgreSQL DATABASE_URL, and only that. */
+function withReadUrl(
+  choice: StorageChoice | string,
+  readUrl: string | undefined,
+): StorageChoice | string {
+  if (readUrl === undefined || typeof choice === 'string') return choice;
+  if (choice.kind !== 'postgres') {
+    return 'DATABASE_READ_URL needs a postgres:// or postgresql:// DATABASE_URL';
+  }
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(readUrl).protocol;
+  } catch {
+    // reported below, without echoing a URL that may hold a password
+  }
+  return protocol === 'postgres:' || protocol === 'postgresql:'
+    ? { ...choice, readUrl }
+    : 'DATABASE_READ_URL must be a postgres:// or postgresql:// URL';
+}
+
 /** An `on`/`off` switch (METRICS, DOCS). */
 function onOff(name: string, text: string): { readonly on: boolean } | string {
   const value = text.toLowerCase();
@@ -170,7 +195,9 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
   const port = check(integer('PORT', read('PORT') ?? '3000', 0, 65_535));
   const keysText = read('API_KEYS');
   const keys = keysText === undefined ? undefined : check(apiKeys(keysText));
-  const storage = check(storageChoice(read('DATABASE_URL'), env));
+  const storage = check(
+    withReadUrl(storageChoice(read('DATABASE_URL'), env), read('DATABASE_READ_URL')),
+  );
   const seedPets = check(integer('SEED_PETS', read('SEED_PETS') ?? '0', 0, MAX_SEED_PETS));
   const shutdownTimeoutMs = check(
     integer('SHUTDOWN_TIMEOUT_MS', read('SHUTDOWN_TIMEOUT_MS') ?? '10000', 0, 600_000),

@@ -28,12 +28,12 @@ export interface HttpService {
 export function createHttpService(
   parts: Pick<
     ServiceParts,
-    'config' | 'host' | 'docs' | 'logger' | 'stopping' | 'preempted' | 'tracing'
+    'config' | 'host' | 'docs' | 'logger' | 'stopping' | 'preempted' | 'tracing' | 'metrics'
   >,
   mountPath: string,
 ): HttpService {
-  const { config, host, docs, logger, stopping, preempted, tracing } = parts;
-  const server = createLimitedServer(config);
+  const { config, host, docs, logger, stopping, preempted, tracing, metrics } = parts;
+  const server = createLimitedServer(config, metrics && (() => metrics.connectionRefused()));
   const connections = trackConnections(server);
   const door = (api: RequestListener) =>
     frontDoor(

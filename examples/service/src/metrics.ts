@@ -22,6 +22,8 @@ export interface Metrics {
   };
   /** The text exposition format, and its content type. */
   scrape(): Promise<{ readonly contentType: string; readonly body: string }>;
+  /** Counts a connection refused at accept for its client's share (`petstore_connections_refused_total`). */
+  connectionRefused(): void;
   /** Reports `petstore_storage_up` (1 or 0) from `isUp`, asked at each scrape. */
   watchStorage(isUp: () => Promise<boolean>): void;
 }
@@ -54,6 +56,12 @@ export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
     name: 'petstore_deprecated_calls_total',
     help: 'Calls of deprecated operations, by operationId.',
     labelNames: ['operation'] as const,
+    registers: [registry],
+  });
+  // No label: the refused client's address would make a series per attacker.
+  const refused = new Counter({
+    name: 'petstore_connections_refused_total',
+    help: 'Connections answered 503 at accept because their client held its share of connections.',
     registers: [registry],
   });
   const unavailable = new Counter({
@@ -104,6 +112,9 @@ export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
       onDeprecatedCall(event: DeprecatedCallEvent) {
         deprecated.inc({ operation: event.operationId });
       },
+    },
+    connectionRefused() {
+      refused.inc();
     },
     async scrape() {
       return { contentType: registry.contentType, body: await registry.metrics() };

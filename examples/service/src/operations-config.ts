@@ -9,6 +9,8 @@ export interface OperationSettings {
   readonly metricsOnApiPort: boolean;
   /** Open connections one client address may hold on the API port. */
   readonly maxConnectionsPerAddress: number;
+  /** IPv6 clients are counted by this prefix (one host is given a /64). */
+  readonly ipv6PrefixLength: number;
   /** Addresses exempt from that cap: behind a balancer every connection comes from it. */
   readonly trustedProxies: readonly string[];
   /** A connection that has sent no byte within this is closed. */
@@ -32,6 +34,7 @@ export const OPERATION_DEFAULTS = {
   MANAGEMENT_PORT: 9464,
   MANAGEMENT_HOST: '127.0.0.1',
   MAX_CONNECTIONS_PER_ADDRESS: 64,
+  IPV6_PREFIX_LENGTH: 64,
   FIRST_BYTE_TIMEOUT_MS: 2_000,
   SHUTDOWN_DELAY_MS: 0,
   PG_POOL_MAX: 10,
@@ -97,6 +100,7 @@ export function readOperationSettings(read: Read, errors: string[]): OperationSe
     managementHost,
     metricsOnApiPort: onOff('METRICS_ON_API_PORT', read('METRICS_ON_API_PORT'), errors),
     maxConnectionsPerAddress: number('MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000),
+    ipv6PrefixLength: number('IPV6_PREFIX_LENGTH', 1, 128),
     // Node reports IPv4 peers of a dual-stack socket as ::ffff:a.b.c.d: both spellings count.
     trustedProxies: trustedProxies.flatMap((address) =>
       isIP(address) === 4 ? [address, `::ffff:${address}`] : [address],

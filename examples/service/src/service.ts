@@ -6,7 +6,7 @@ import { type AppConfig, type Env, loadConfig } from './config.js';
 import { createHostRoutes, type HostRoutes, managementRoutes } from './host-routes.js';
 import { createLogger, type Logger, loggingHooks } from './logging.js';
 import { startManagementListener } from './management.js';
-import { createMetrics, withMetrics } from './metrics.js';
+import { createMetrics, type Metrics, withMetrics } from './metrics.js';
 import { type PreemptedRequests, preemptedRequests } from './preempted.js';
 import { type Drain, handleShutdownSignals } from './shutdown.js';
 import { openStorage, seedPets } from './storage.js';
@@ -30,6 +30,8 @@ export interface ServiceParts {
   readonly preempted: PreemptedRequests;
   /** OpenTelemetry, when the OTEL_* variables ask for it. */
   readonly tracing: Tracing | undefined;
+  /** Prometheus metrics; undefined when METRICS=off. */
+  readonly metrics: Metrics | undefined;
 }
 
 /** What it hands back once listening. */
@@ -96,6 +98,7 @@ export async function runService(
       stopping: () => stopping(),
       preempted,
       tracing,
+      metrics,
     });
     const management =
       config.managementPort === undefined

@@ -32,7 +32,7 @@ export async function openStorage(
     return { storage: createMemoryStorage(), description: 'in-memory (data is lost on exit)' };
   }
   if (choice.kind === 'sqlite') return openSqlite(choice);
-  return openPostgres(choice.url, config.pgPoolMax, logger);
+  return openPostgres(choice.url, config.pgPoolMax, logger, choice.readUrl);
 }
 
 /**
@@ -52,6 +52,7 @@ async function openPostgres(
   connectionString: string,
   poolMax: number,
   logger: Logger | undefined,
+  readUrl?: string,
 ): Promise<OpenedStorage> {
   const [{ createPostgresStorage, DEFAULT_CONNECTION_TIMEOUT_MILLIS, migrate }, { default: pg }] =
     await Promise.all([import('@petstore/storage-postgres'), import('pg')]);
@@ -78,11 +79,21 @@ async function openPostgres(
   pool.on('error', (error) =>
     logger?.warn({ reason: error.message }, 'PostgreSQL connection lost'),
   );
-  const storage = createPostgresStorage({ pool });
+  // DATABASE_READ_URL: lists and gets from a replica (the storage falls back to the primary when
+  // it is behind or away); a pool of the storage's own, as large as the primary's.
+  const storage = createPostgresStorage({
+    pool,
+    ...(readUrl === undefined
+      ? {}
+      : {
+          readConnectionString: readUrl,
+          readPoolConfig: { max: poolMax, application_name: 'petstore' },
+        }),
+  });
   return {
     // A host pool stays open when the storage closes: the app ends it too.
     storage: { ...storage, close: () => storage.close().then(() => pool.end()) },
-    description: 'PostgreSQL',
+    description: readUrl === undefined ? 'PostgreSQL' : 'PostgreSQL (reads from DATABASE_READ_URL)',
     pool,
   };
 }

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       managementHost: '127.0.0.1',
       metricsOnApiPort: false,
       maxConnectionsPerAddress: 64,
+      ipv6PrefixLength: 64,
       trustedProxies: [],
       firstByteTimeoutMs: 2_000,
       shutdownDelayMs: 0,
@@ -73,6 +74,7 @@ describe('loadConfig', () => {
         MANAGEMENT_HOST: '0.0.0.0',
         METRICS_ON_API_PORT: 'ON',
         MAX_CONNECTIONS_PER_ADDRESS: '10',
+        IPV6_PREFIX_LENGTH: '56',
         TRUSTED_PROXIES: '10.0.0.5, fd00::1',
         FIRST_BYTE_TIMEOUT_MS: '500',
         SHUTDOWN_DELAY_MS: '15000',
@@ -105,6 +107,7 @@ describe('loadConfig', () => {
       managementHost: '0.0.0.0',
       metricsOnApiPort: true,
       maxConnectionsPerAddress: 10,
+      ipv6PrefixLength: 56,
       // An IPv4 balancer is also seen as ::ffff:a.b.c.d on a dual-stack socket.
       trustedProxies: ['10.0.0.5', '::ffff:10.0.0.5', 'fd00::1'],
       firstByteTimeoutMs: 500,

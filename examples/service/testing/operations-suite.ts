@@ -108,6 +108,10 @@ export function describeOperations({ name, appDir }: OperationsSuiteOptions): vo
       expect(ok(requests)).toBe(requests.length);
       // The flood was real: the app closed silent sockets and they came back.
       expect(flood.opened()).toBeGreaterThan(400);
+      // Past its share each was answered a 503 at once, and counted.
+      const scraped = await sendHttp(management, { method: 'GET', path: '/metrics' });
+      const refused = /^petstore_connections_refused_total (\d+)$/m.exec(scraped.body)?.[1];
+      expect(Number(refused)).toBeGreaterThan(0);
       app.signal('SIGTERM');
       expect(await app.exited).toBe(0);
     }, 40_000);
