@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createPetStoreClient,
   DEFAULT_RETRIES,
@@ -10,7 +10,13 @@ import {
   type RetryEvent,
 } from '../src/index.js';
 import { neverSent } from '../src/outcome.js';
-import { neverAnswer, type StubServer, stubServer } from './support/stub-server.js';
+import {
+  neverAnswer,
+  rejection,
+  type StubServer,
+  stubServer,
+  stubServersClosedAfterEach,
+} from './support/stub-server.js';
 
 // Retries bounded by time, not by a count, against real sockets on 127.0.0.1: a failover that
 // outlasts the old four attempts, a service that never recovers, connections reset after the
@@ -21,29 +27,7 @@ import { neverAnswer, type StubServer, stubServer } from './support/stub-server.
 const API_KEY = 'client-test-key-0123456789';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const REX = { name: 'Rex', categoryId: 1 };
-const servers: StubServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(
-  handle: (request: IncomingMessage, response: ServerResponse) => void,
-): Promise<StubServer> {
-  const server = await stubServer(handle);
-  servers.push(server);
-  return server;
-}
-
-/** What a call rejected with. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to reject');
-}
+const serve = stubServersClosedAfterEach();
 
 /** The PetStoreError a call threw. */
 async function thrown(promise: Promise<unknown>): Promise<PetStoreError> {

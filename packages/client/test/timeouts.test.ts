@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createPetStoreClient,
   DEFAULT_TIMEOUT_MS,
@@ -8,35 +8,18 @@ import {
   PetStoreError,
   type RetryEvent,
 } from '../src/index.js';
-import { neverAnswer, type StubServer, stallBody, stubServer } from './support/stub-server.js';
+import {
+  neverAnswer,
+  rejection,
+  stallBody,
+  stubServersClosedAfterEach,
+} from './support/stub-server.js';
 
 // Real sockets on 127.0.0.1: servers that accept and never answer, stall a body, or ask for a
 // long wait, and count the requests that reach them.
 
 const API_KEY = 'client-test-key-0123456789';
-const servers: StubServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(
-  handle: (request: IncomingMessage, response: ServerResponse) => void,
-): Promise<StubServer> {
-  const server = await stubServer(handle);
-  servers.push(server);
-  return server;
-}
-
-/** What a call rejected with. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to reject');
-}
+const serve = stubServersClosedAfterEach();
 
 const isAbortError = (error: unknown) =>
   error instanceof DOMException && error.name === 'AbortError';

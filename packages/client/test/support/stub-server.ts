@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 export interface SeenRequest {
   readonly at: number;
@@ -66,3 +67,28 @@ export const stallBody = (_request: IncomingMessage, response: ServerResponse): 
   response.writeHead(200, { 'content-type': 'application/json' });
   response.write('[{"id":1,');
 };
+
+/** `serve(handle)` for one test file: each stub server it starts is closed after its test. */
+export function stubServersClosedAfterEach(): (
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+) => Promise<StubServer> {
+  const servers: StubServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return async (handle) => {
+    const server = await stubServer(handle);
+    servers.push(server);
+    return server;
+  };
+}
+
+/** What a call rejected with. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to reject');
+}
