@@ -31,8 +31,17 @@ export interface BenchConfig {
     readonly rounds: number;
     readonly memoryBatch: number;
     readonly postgresBatch: number;
+    readonly sqliteBatch: number;
   };
   readonly postgres: {
+    readonly connections: number;
+    readonly warmupSeconds: number;
+    readonly secondsPerRun: number;
+    readonly rounds: number;
+    readonly maxRequestsPerRun?: number;
+  };
+  /** Section 7: ours against the bare node:sqlite route. */
+  readonly sqlite: {
     readonly connections: number;
     readonly warmupSeconds: number;
     readonly secondsPerRun: number;
@@ -48,8 +57,15 @@ export const FULL: BenchConfig = {
   // against the later ones (the steady-state row of RESULTS.md).
   http: { connections: 20, warmupSeconds: 8, secondsPerRun: 5, rounds: 4 },
   core: { rounds: 3, secondsPerRound: 2, maxCalls: 10_000_000 },
-  pages: { sizes: [1_000, 100_000, 1_000_000], rounds: 5, memoryBatch: 2_000, postgresBatch: 200 },
+  pages: {
+    sizes: [1_000, 100_000, 1_000_000],
+    rounds: 5,
+    memoryBatch: 2_000,
+    postgresBatch: 200,
+    sqliteBatch: 1_000,
+  },
   postgres: { connections: 16, warmupSeconds: 4, secondsPerRun: 5, rounds: 3 },
+  sqlite: { connections: 16, warmupSeconds: 4, secondsPerRun: 5, rounds: 3 },
   memoryPets: 1_000_000,
 };
 
@@ -60,10 +76,25 @@ export const SMOKE: BenchConfig = {
   // runs and reports, not how fast).
   http: { connections: 4, warmupSeconds: 2, secondsPerRun: 30, rounds: 2, maxRequestsPerRun: 100 },
   core: { rounds: 2, secondsPerRound: 0.1, maxCalls: 100_000 },
-  pages: { sizes: [1_000, 2_000, 5_000], rounds: 2, memoryBatch: 50, postgresBatch: 10 },
+  pages: {
+    sizes: [1_000, 2_000, 5_000],
+    rounds: 2,
+    memoryBatch: 50,
+    postgresBatch: 10,
+    sqliteBatch: 20,
+  },
+  // Warm-ups end by request count too: a 0.2 s bound left a fresh server's first warm-up with no
+  // answer at all on a busy machine (load average 10), which stops the bench.
   postgres: {
     connections: 4,
-    warmupSeconds: 0.2,
+    warmupSeconds: 2,
+    secondsPerRun: 30,
+    rounds: 2,
+    maxRequestsPerRun: 100,
+  },
+  sqlite: {
+    connections: 4,
+    warmupSeconds: 2,
     secondsPerRun: 30,
     rounds: 2,
     maxRequestsPerRun: 100,
@@ -73,7 +104,7 @@ export const SMOKE: BenchConfig = {
 
 /** Seconds each measurement should take, for the ETA (servers starting, seeding, and so on included). */
 export function plannedSeconds(config: BenchConfig, frameworks: number = FRAMEWORKS.length) {
-  const { http, core, postgres: pg } = config;
+  const { http, core, postgres: pg, sqlite } = config;
   const full = config.mode === 'full';
   const httpRuns = full
     ? frameworks * 2 * (2 * http.rounds * http.secondsPerRun + 2 * http.warmupSeconds)
@@ -85,6 +116,8 @@ export function plannedSeconds(config: BenchConfig, frameworks: number = FRAMEWO
     pageCost: full ? 45 : 1,
     // Two paths (direct, PgBouncer) x three workloads x two sides.
     postgres: full ? 12 * (pg.rounds * pg.secondsPerRun + pg.warmupSeconds) + 10 : 6,
+    // Three workloads x two sides, and the files' seeding.
+    sqlite: full ? 6 * (sqlite.rounds * sqlite.secondsPerRun + sqlite.warmupSeconds) + 5 : 3,
     memory: full ? 8 : 1,
   };
 }

@@ -1,4 +1,10 @@
-import type { AdapterOverhead, AdapterResults, Results, RunFigures } from './results.js';
+import type {
+  AdapterOverhead,
+  AdapterResults,
+  Results,
+  RunFigures,
+  SqliteResults,
+} from './results.js';
 import { median } from './stats.js';
 import { roundRatios } from './targets.js';
 
@@ -273,6 +279,109 @@ function targetsSection(results: Pick<Results, 'targets' | 'notes'>, enforced: b
   return out;
 }
 
+/** Section 3: one page's time by store size, through `handle()` and from the storage alone. */
+function pageCostSection(results: Pick<Results, 'pageCost'>, cell: Cell): string[] {
+  const out: string[] = [];
+  out.push('## 3. Page cost against store size (limit 20)', '');
+  const sizes = results.pageCost.sizes;
+  const largest = sizes.at(-1) ?? 0;
+  const smallest = sizes[0] ?? 0;
+  for (const layer of ['handle', 'storage'] as const) {
+    out.push(
+      layer === 'handle'
+        ? 'Median time of one page through `store.handle()` (auth, parsing, storage, JSON):'
+        : 'Median time of the same page from the storage alone (`listPets`, limit + 1 rows):',
+      '',
+    );
+    out.push(
+      table(
+        [
+          'Storage',
+          'Page',
+          ...sizes.map((size) => fmt(size)),
+          `${fmt(largest)} / ${fmt(smallest)}`,
+          'Target',
+          'Result',
+        ],
+        results.pageCost.rows.map((row) => {
+          const times = layer === 'handle' ? row.handleMs : row.storageMs;
+          const label = `${row.storage} ${row.variant}: page at ${largest.toLocaleString('en')} / at ${smallest.toLocaleString('en')} (${layer === 'handle' ? 'handle' : 'storage alone'})`;
+          return [
+            row.storage,
+            row.variant,
+            ...sizes.map((size) => ms(times[String(size)] ?? Number.NaN)),
+            fmt(layer === 'handle' ? row.handleRatio : row.storageRatio, 2),
+            ...cell(label),
+          ];
+        }),
+      ),
+      '',
+    );
+  }
+  return out;
+}
+
+/** Section 7: SQLite through ours against the bare node:http route with node:sqlite. */
+function sqliteSection(results: Pick<Results, 'sqlite'>, cell: Cell): string[] {
+  const sq = results.sqlite;
+  const delay = (value: number | null): string => (value === null ? 'n/a' : fmt(value, 2));
+  return [
+    '## 7. SQLite: @petstore/node + storage-sqlite vs a bare node:http route with node:sqlite',
+    '',
+    `autocannon, ${sq.connections} connections, ${sq.secondsPerRun} s per run, ${sq.rounds} runs per side, ` +
+      `interleaved; medians. Each side on a fresh file of its own (${fmt(sq.seed)} pets seeded). A keyed create ` +
+      'sends a new Idempotency-Key per request to both sides; both store the claim with the pet in one ' +
+      '`BEGIN IMMEDIATE` transaction. Event-loop p99: `monitorEventLoopDelay` in each server process, over each run.',
+    '',
+    table(
+      [
+        'Workload',
+        'Bare req/s',
+        'Ours req/s',
+        'Ours/bare',
+        'Target',
+        'Result',
+        'p99 bare / ours',
+        'p99 ours/bare',
+        'Target',
+        'Result',
+        'Event-loop p99 bare / ours',
+        'Server CPU µs bare / ours',
+      ],
+      sq.rows.map((row) => {
+        const label = `sqlite ${row.workload}`;
+        return [
+          row.workload,
+          fmt(row.bare.medianRps),
+          fmt(row.ours.medianRps),
+          fmt(row.throughputRatio, 3),
+          ...cell(`${label}: throughput ours/bare`),
+          `${fmt(row.bare.medianP99Ms, 2)} / ${fmt(row.ours.medianP99Ms, 2)} ms`,
+          fmt(row.p99Ratio, 3),
+          ...cell(`${label}: p99 ours/bare`),
+          `${delay(row.eventLoopP99Ms.medianBare)} / ${delay(row.eventLoopP99Ms.medianOurs)} ms`,
+          `${micros(row.bare.medianServerCpuMicros)} / ${micros(row.ours.medianServerCpuMicros)}`,
+        ];
+      }),
+    ),
+    '',
+    'Every run, req/s (p99 ms) [event-loop p99 ms]: ' +
+      sq.rows
+        .map((row) => {
+          const runs = (figures: RunFigures, delays: readonly (number | null)[]) =>
+            figures.rps
+              .map(
+                (rps, index) =>
+                  `${fmt(rps)} (${fmt(figures.p99Ms[index] ?? Number.NaN, 1)}) [${delay(delays[index] ?? null)}]`,
+              )
+              .join(', ');
+          return `${row.workload}: bare ${runs(row.bare, row.eventLoopP99Ms.bare)}; ours ${runs(row.ours, row.eventLoopP99Ms.ours)}`;
+        })
+        .join('. '),
+    '',
+  ];
+}
+
 /** RESULTS.md: every figure of results.json, as tables with their targets. */
 export function renderMarkdown(results: Results): string {
   const enforced = results.mode === 'full';
@@ -322,42 +431,7 @@ export function renderMarkdown(results: Results): string {
     '',
   );
 
-  out.push('## 3. Page cost against store size (limit 20)', '');
-  const sizes = results.pageCost.sizes;
-  const largest = sizes.at(-1) ?? 0;
-  const smallest = sizes[0] ?? 0;
-  for (const layer of ['handle', 'storage'] as const) {
-    out.push(
-      layer === 'handle'
-        ? 'Median time of one page through `store.handle()` (auth, parsing, storage, JSON):'
-        : 'Median time of the same page from the storage alone (`listPets`, limit + 1 rows):',
-      '',
-    );
-    out.push(
-      table(
-        [
-          'Storage',
-          'Page',
-          ...sizes.map((size) => fmt(size)),
-          `${fmt(largest)} / ${fmt(smallest)}`,
-          'Target',
-          'Result',
-        ],
-        results.pageCost.rows.map((row) => {
-          const times = layer === 'handle' ? row.handleMs : row.storageMs;
-          const label = `${row.storage} ${row.variant}: page at ${largest.toLocaleString('en')} / at ${smallest.toLocaleString('en')} (${layer === 'handle' ? 'handle' : 'storage alone'})`;
-          return [
-            row.storage,
-            row.variant,
-            ...sizes.map((size) => ms(times[String(size)] ?? Number.NaN)),
-            fmt(layer === 'handle' ? row.handleRatio : row.storageRatio, 2),
-            ...cell(label),
-          ];
-        }),
-      ),
-      '',
-    );
-  }
+  out.push(...pageCostSection(results, cell));
 
   out.push(...postgresSection(results, cell));
 
@@ -416,6 +490,7 @@ export function renderMarkdown(results: Results): string {
     '',
   );
 
+  out.push(...sqliteSection(results, cell));
   out.push(...targetsSection(results, enforced));
   return out.join('\n');
 }
@@ -433,8 +508,23 @@ export function renderAdapterMarkdown(results: AdapterResults): string {
   return out.join('\n');
 }
 
+/** `--only sqlite`: the machine, the SQLite rows of section 3, section 7, and their targets. */
+export function renderSqliteMarkdown(results: SqliteResults): string {
+  const enforced = results.mode === 'full';
+  const cell = cellsOf(results);
+  const out = head(results, enforced);
+  out.push(
+    '> SQLite only (`--only sqlite`): no other measurement ran.',
+    '',
+    ...pageCostSection(results, cell),
+    ...sqliteSection(results, cell),
+    ...targetsSection(results, enforced),
+  );
+  return out.join('\n');
+}
+
 /** results.json: the same values, to six significant digits (more would be noise). */
-export function renderJson(results: Results | AdapterResults): string {
+export function renderJson(results: Results | AdapterResults | SqliteResults): string {
   const trim = (_key: string, value: unknown) =>
     typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value)
       ? Number(value.toPrecision(6))

@@ -69,7 +69,7 @@ export interface CoreAlone {
 }
 
 export interface PageCostRow {
-  readonly storage: 'memory' | 'postgres';
+  readonly storage: 'memory' | 'postgres' | 'sqlite';
   readonly variant: string;
   /** Median milliseconds per page through `handle()`, by store size. */
   readonly handleMs: Record<string, number>;
@@ -102,6 +102,35 @@ export interface PostgresVsBare {
   readonly rows: PostgresRow[];
   /** Why the PgBouncer rows are missing, when they are. */
   readonly pgbouncerMissing?: string;
+}
+
+export type SqliteWorkload = 'list' | 'create' | 'keyed create';
+
+/** One workload on SQLite: the bare node:http route with node:sqlite against ours. */
+export interface SqliteRow {
+  readonly workload: SqliteWorkload;
+  readonly bare: RunFigures;
+  readonly ours: RunFigures;
+  readonly throughputRatio: number;
+  readonly p99Ratio: number;
+  /** Server CPU per request, ours / bare. */
+  readonly serverCpuRatio: number | null;
+  /** p99 delay of each server's event loop (ms) per run, from monitorEventLoopDelay in the child. */
+  readonly eventLoopP99Ms: {
+    readonly bare: (number | null)[];
+    readonly ours: (number | null)[];
+    readonly medianBare: number | null;
+    readonly medianOurs: number | null;
+  };
+}
+
+export interface SqliteVsBare {
+  readonly connections: number;
+  readonly secondsPerRun: number;
+  readonly rounds: number;
+  /** Pets each file starts with. */
+  readonly seed: number;
+  readonly rows: SqliteRow[];
 }
 
 export interface MemoryFootprint {
@@ -141,6 +170,7 @@ export interface Results {
   readonly coreAlone: CoreAlone[];
   readonly pageCost: { readonly sizes: number[]; readonly rows: PageCostRow[] };
   readonly postgres: PostgresVsBare | { readonly skipped: string };
+  readonly sqlite: SqliteVsBare;
   readonly memory: MemoryFootprint;
   readonly docsAssets: DocsAssets;
   readonly targets: Target[];
@@ -154,6 +184,18 @@ export interface AdapterResults {
   readonly machine: Machine;
   readonly durationSeconds: number;
   readonly adapterOverhead: AdapterOverhead[];
+  readonly targets: Target[];
+  readonly notes: string[];
+}
+
+/** `--only sqlite`: section 7 and the SQLite rows of section 3 (never the committed results). */
+export interface SqliteResults {
+  readonly mode: 'full' | 'smoke';
+  readonly only: ['sqlite'];
+  readonly machine: Machine;
+  readonly durationSeconds: number;
+  readonly pageCost: { readonly sizes: number[]; readonly rows: PageCostRow[] };
+  readonly sqlite: SqliteVsBare;
   readonly targets: Target[];
   readonly notes: string[];
 }

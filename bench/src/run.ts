@@ -5,6 +5,8 @@
  * `--no-postgres`: skip the PostgreSQL parts (said so in the results).
  * `--only fastify[,node...]`: just the adapter rows of those frameworks, written
  *   to a temp dir (or `--out`); the committed results stay as they are.
+ * `--only sqlite`: just section 7 (SQLite against a bare node:sqlite route) and the SQLite
+ *   rows of section 3, likewise.
  * `--strict`: exit 1 when a target does not hold (a full run only).
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -18,15 +20,32 @@ import { measureAdapterOverhead } from './measurements/adapter-overhead.js';
 import { measureCoreAlone } from './measurements/core-alone.js';
 import { docsAssetsSeconds, measureDocsAssets } from './measurements/docs-assets.js';
 import { measureMemory } from './measurements/memory.js';
-import { measurePageCostMemory, measurePageCostPostgres } from './measurements/page-cost.js';
+import {
+  measurePageCostMemory,
+  measurePageCostPostgres,
+  measurePageCostSqlite,
+} from './measurements/page-cost.js';
 import { measurePostgresVsBare } from './measurements/postgres-vs-bare.js';
+import { measureSqliteVsBare } from './measurements/sqlite-vs-bare.js';
 import { type BenchDatabase, startDatabase } from './postgres.js';
 import { dropSchemas } from './postgres-seed.js';
 import { Progress } from './progress.js';
-import { renderAdapterMarkdown, renderJson, renderMarkdown } from './report.js';
-import type { AdapterResults, Framework, Machine, PageCostRow, Results } from './results.js';
+import {
+  renderAdapterMarkdown,
+  renderJson,
+  renderMarkdown,
+  renderSqliteMarkdown,
+} from './report.js';
+import type {
+  AdapterResults,
+  Framework,
+  Machine,
+  PageCostRow,
+  Results,
+  SqliteResults,
+} from './results.js';
 import { QUIET_LOAD, waitForQuiet } from './settle.js';
-import { adapterTargets, allTargets } from './targets.js';
+import { adapterTargets, allTargets, sqliteOnlyTargets } from './targets.js';
 
 // `pnpm bench -- --strict` hands the script a literal `--` before the options.
 const argv = process.argv.slice(2);
@@ -43,18 +62,24 @@ const { values: flags } = parseArgs({
 });
 const config = flags.smoke ? SMOKE : FULL;
 
-/** `--only express,node` or `--only express --only node`; undefined: the whole run. */
-function onlyFrameworks(values: readonly string[] | undefined): Framework[] | undefined {
+/**
+ * `--only express,node` or `--only express --only node`: adapter rows; `--only sqlite`: the
+ * SQLite parts (alone); undefined: the whole run.
+ */
+function onlyParts(values: readonly string[] | undefined): Framework[] | 'sqlite' | undefined {
   if (values === undefined) return undefined;
   const names = values.flatMap((value) => value.split(',')).map((name) => name.trim());
   const known: readonly string[] = FRAMEWORKS;
   const unknown = names.filter((name) => !known.includes(name));
+  if (names.length === 1 && names[0] === 'sqlite') return 'sqlite';
   if (unknown.length > 0 || names.length === 0) {
-    throw new Error(`--only takes ${FRAMEWORKS.join(', ')}; got ${values.join(' ')}`);
+    throw new Error(
+      `--only takes ${FRAMEWORKS.join(', ')}; or sqlite alone; got ${values.join(' ')}`,
+    );
   }
   return FRAMEWORKS.filter((framework) => names.includes(framework));
 }
-const only = onlyFrameworks(flags.only);
+const only = onlyParts(flags.only);
 const usePostgres = !flags['no-postgres'];
 const progress = new Progress();
 
@@ -144,9 +169,46 @@ async function adapterRowsOnly(frameworks: Framework[]): Promise<number> {
   return flags.strict && config.mode === 'full' && failed.length > 0 ? 1 : 0;
 }
 
+/** `--only sqlite`: the SQLite rows of section 3 and section 7, no PostgreSQL, nothing else. */
+async function sqliteOnly(): Promise<number> {
+  const plan = plannedSeconds(config);
+  progress.plan(plan.pageCost + plan.sqlite);
+  progress.log(
+    `petstore bench (${config.mode}, SQLite only) on ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, Node ${process.version}`,
+  );
+  const notes: string[] = [];
+  await settle(notes);
+  const pinned = pinSelf(LOAD_CPU);
+  const pageRows = await measurePageCostSqlite(config, progress);
+  progress.done(plan.pageCost - 2 * config.pages.rounds);
+  const sqlite = await measureSqliteVsBare(config, progress);
+  const partial = {
+    mode: config.mode,
+    only: ['sqlite'] as ['sqlite'],
+    machine: machine(pinned),
+    durationSeconds: progress.elapsedSeconds,
+    pageCost: { sizes: [...config.pages.sizes], rows: pageRows },
+    sqlite,
+    notes,
+  };
+  const results: SqliteResults = { ...partial, targets: sqliteOnlyTargets(partial) };
+  const dir = await outputDir();
+  const markdown = renderSqliteMarkdown(results);
+  await writeFile(join(dir, 'results.json'), renderJson(results));
+  await writeFile(join(dir, 'RESULTS.md'), markdown);
+  process.stdout.write(`\n${markdown}\n`);
+  const failed = results.targets.filter((target) => !target.pass);
+  progress.log(
+    `wrote ${join(dir, 'RESULTS.md')} and results.json; ${results.targets.length - failed.length}/${results.targets.length} targets hold`,
+  );
+  return flags.strict && config.mode === 'full' && failed.length > 0 ? 1 : 0;
+}
+
 async function main(): Promise<number> {
   const plan = plannedSeconds(config);
-  progress.plan(plan.adapterOverhead + plan.coreAlone + plan.pageCost + plan.memory);
+  progress.plan(
+    plan.adapterOverhead + plan.coreAlone + 2 * plan.pageCost + plan.sqlite + plan.memory,
+  );
   progress.plan(docsAssetsSeconds(config));
   if (usePostgres) progress.plan(plan.postgresStart + plan.pageCost + plan.postgres);
   progress.log(
@@ -181,6 +243,8 @@ async function main(): Promise<number> {
     const coreAlone = await measureCoreAlone(config, progress);
     const pageRows: PageCostRow[] = await measurePageCostMemory(config, progress);
     progress.done(plan.pageCost - 2 * config.pages.rounds);
+    pageRows.push(...(await measurePageCostSqlite(config, progress)));
+    progress.done(plan.pageCost - 2 * config.pages.rounds);
     if (database !== undefined) {
       pageRows.push(...(await measurePageCostPostgres(config, database.url, progress, schemas)));
       progress.done(plan.pageCost - 3 * config.pages.rounds);
@@ -189,6 +253,7 @@ async function main(): Promise<number> {
       database === undefined
         ? { skipped: 'PostgreSQL measurements skipped (--no-postgres).' }
         : await measurePostgresVsBare(config, database.url, progress, schemas);
+    const sqlite = await measureSqliteVsBare(config, progress);
     const memory = await measureMemory(config, progress);
     progress.done(plan.memory);
     const docsAssets = await measureDocsAssets(config, progress);
@@ -201,6 +266,7 @@ async function main(): Promise<number> {
       coreAlone,
       pageCost: { sizes: [...config.pages.sizes], rows: pageRows },
       postgres,
+      sqlite,
       memory,
       docsAssets,
       notes,
@@ -225,7 +291,7 @@ async function main(): Promise<number> {
   }
 }
 
-(only === undefined ? main() : adapterRowsOnly(only)).then(
+(only === undefined ? main() : only === 'sqlite' ? sqliteOnly() : adapterRowsOnly(only)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(

@@ -6,6 +6,8 @@ import type {
   PageCostRow,
   PostgresRow,
   Results,
+  SqliteResults,
+  SqliteRow,
   Target,
 } from './results.js';
 import { median } from './stats.js';
@@ -26,6 +28,13 @@ export const LIMITS = {
   postgresThroughput: 0.9,
   postgresKeyedThroughput: 0.75,
   postgresCpu: 1.15,
+  /**
+   * SQLite (section 7), ours / the bare node:http route with the same statements on node:sqlite,
+   * list, create and keyed create alike (the bare keyed create stores the same claim).
+   */
+  sqliteThroughput: 0.9,
+  /** A page at the largest store over the smallest: SQLite is a database as PostgreSQL is. */
+  sqlitePageGrowth: 2,
   bytesPerPet: 256,
   /** µs per list `handle()` call over µs for the storage call + JSON alone. */
   coreOverBaseline: 1.5,
@@ -109,11 +118,33 @@ export function postgresTargets(row: PostgresRow): Target[] {
 }
 
 export function pageTargets(row: PageCostRow, largest: number, smallest: number): Target[] {
-  const limit = row.storage === 'memory' ? LIMITS.memoryPageGrowth : LIMITS.postgresPageGrowth;
+  const limit =
+    row.storage === 'memory'
+      ? LIMITS.memoryPageGrowth
+      : row.storage === 'sqlite'
+        ? LIMITS.sqlitePageGrowth
+        : LIMITS.postgresPageGrowth;
   const label = `${row.storage} ${row.variant}: page at ${largest.toLocaleString('en')} / at ${smallest.toLocaleString('en')}`;
   return [
     atMost(`${label} (handle)`, row.handleRatio, limit),
     atMost(`${label} (storage alone)`, row.storageRatio, limit),
+  ];
+}
+
+export function sqliteTargets(row: SqliteRow): Target[] {
+  const label = `sqlite ${row.workload}`;
+  return [
+    atLeast(`${label}: throughput ours/bare`, row.throughputRatio, LIMITS.sqliteThroughput),
+    atMost(`${label}: p99 ours/bare`, row.p99Ratio, LIMITS.p99),
+  ];
+}
+
+/** `--only sqlite`: the SQLite page rows and section 7. */
+export function sqliteOnlyTargets(results: Omit<SqliteResults, 'targets'>): Target[] {
+  const sizes = results.pageCost.sizes;
+  return [
+    ...results.pageCost.rows.flatMap((row) => pageTargets(row, sizes.at(-1) ?? 0, sizes[0] ?? 0)),
+    ...results.sqlite.rows.flatMap(sqliteTargets),
   ];
 }
 
@@ -147,6 +178,7 @@ export function allTargets(results: Omit<Results, 'targets'>): Target[] {
     ...results.coreAlone.flatMap(coreTargets),
     ...results.pageCost.rows.flatMap((row) => pageTargets(row, sizes.at(-1) ?? 0, sizes[0] ?? 0)),
     ...('rows' in results.postgres ? results.postgres.rows.flatMap(postgresTargets) : []),
+    ...results.sqlite.rows.flatMap(sqliteTargets),
     atMost('memory storage: bytes per pet', results.memory.bytesPerPet, LIMITS.bytesPerPet),
     ...docsAssetTargets(results.docsAssets),
   ];

@@ -18,9 +18,10 @@ const committedResults = join(benchDir, 'RESULTS.md');
 let outDir: string | undefined;
 
 let onlyDir: string | undefined;
+let sqliteDir: string | undefined;
 
 afterAll(async () => {
-  for (const dir of [outDir, onlyDir]) {
+  for (const dir of [outDir, onlyDir, sqliteDir]) {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   }
 });
@@ -63,7 +64,7 @@ function runSmoke(out: string, extra: readonly string[] = []): Promise<Exit> {
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.once('error', reject);
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -105,6 +106,7 @@ test('the smoke bench runs every measurement and leaves the committed results al
   // Four pages (with and without filter, first and deep) for each storage, at every size.
   expect(results.pageCost.rows.map((row) => row.storage)).toEqual([
     ...Array(4).fill('memory'),
+    ...Array(4).fill('sqlite'),
     ...Array(4).fill('postgres'),
   ]);
   for (const row of results.pageCost.rows) {
@@ -124,24 +126,38 @@ test('the smoke bench runs every measurement and leaves the committed results al
     expect(row.bare.medianRps).toBeGreaterThan(0);
     expect(row.ours.medianRps).toBeGreaterThan(0);
   }
+  expect(results.sqlite.rows.map((row) => row.workload)).toEqual([
+    'list',
+    'create',
+    'keyed create',
+  ]);
+  for (const row of results.sqlite.rows) {
+    expect(row.bare.medianRps).toBeGreaterThan(0);
+    expect(row.ours.medianRps).toBeGreaterThan(0);
+    // Every run read each server's event-loop delay.
+    expect([...row.eventLoopP99Ms.bare, ...row.eventLoopP99Ms.ours].every((v) => v !== null)).toBe(
+      true,
+    );
+  }
   expect(results.memory.bytesPerPet).toBeGreaterThan(0);
   expect(results.docsAssets.cases.map((row) => row.key)).toEqual(['old', 'br', 'floor', '304']);
   for (const row of results.docsAssets.cases) expect(row.medianRps).toBeGreaterThan(0);
   // Every target appears with a verdict, though a smoke run enforces none.
   // Adapter rows 2 each, the steady-state check, core list, pages 2 each, PostgreSQL create 3,
-  // keyed create and list 1 each per path, memory, docs asset 2.
+  // keyed create and list 1 each per path, SQLite 2 per workload, memory, docs asset 2.
   expect(results.targets.length).toBe(
     results.adapterOverhead.length * 2 +
       1 +
       1 +
       results.pageCost.rows.length * 2 +
       paths.length * 5 +
+      3 * 2 +
       1 +
       2,
   );
   expect(await readFile(join(outDir, 'RESULTS.md'), 'utf8')).toContain('Smoke run');
   expect(await mtime(committedResults)).toBe(committedBefore);
-}, 120_000);
+}, 140_000);
 
 test('--only runs just the adapter rows of the frameworks named', async () => {
   onlyDir = await mkdtemp(join(tmpdir(), 'petstore-bench-test-only-'));
@@ -171,8 +187,33 @@ test('--only runs just the adapter rows of the frameworks named', async () => {
   expect(await mtime(committedResults)).toBe(committedBefore);
 }, 60_000);
 
+test('--only sqlite runs just the SQLite page rows and the SQLite section', async () => {
+  sqliteDir = await mkdtemp(join(tmpdir(), 'petstore-bench-test-sqlite-'));
+  const committedBefore = await mtime(committedResults);
+  const { code, output } = await runSmoke(sqliteDir, ['--only', 'sqlite']);
+  expect(code, output).toBe(0);
+  const results = JSON.parse(await readFile(join(sqliteDir, 'results.json'), 'utf8')) as Record<
+    string,
+    unknown
+  > &
+    Pick<Results, 'pageCost' | 'sqlite' | 'targets'>;
+  expect(results.only).toEqual(['sqlite']);
+  expect(results.adapterOverhead).toBeUndefined();
+  expect(results.pageCost.rows.map((row) => row.storage)).toEqual(Array(4).fill('sqlite'));
+  expect(results.sqlite.rows.map((row) => row.workload)).toEqual([
+    'list',
+    'create',
+    'keyed create',
+  ]);
+  expect(results.targets.length).toBe(4 * 2 + 3 * 2);
+  expect(output).not.toContain('starting PostgreSQL');
+  expect(await mtime(committedResults)).toBe(committedBefore);
+}, 60_000);
+
 test('--only refuses a framework the bench does not know', async () => {
   const { code, output } = await runSmoke(tmpdir(), ['--only', 'koa']);
   expect(code).not.toBe(0);
-  expect(output).toContain('--only takes express, hapi, node, fastify, raw; got koa');
+  expect(output).toContain(
+    '--only takes express, hapi, node, fastify, raw; or sqlite alone; got koa',
+  );
 }, 30_000);

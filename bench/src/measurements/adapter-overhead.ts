@@ -20,7 +20,7 @@ export const startServer = (
 ): Promise<BenchChild> =>
   startChild(SERVER_ENTRY, [JSON.stringify(spec)], { cpu: SERVER_CPU, nodeFlags });
 
-const base = (child: BenchChild): string => `http://127.0.0.1:${child.port}`;
+export const base = (child: BenchChild): string => `http://127.0.0.1:${child.port}`;
 
 export interface RunBounds {
   readonly connections: number;
@@ -51,10 +51,10 @@ export function requestSpec(child: BenchChild, operation: Operation, bounds: Run
 }
 
 /** Both sides must give the same answer, or the comparison means nothing. */
-async function checkSameWork(
+export async function checkSameWork(
   bare: BenchChild,
   ours: BenchChild,
-  framework: Framework,
+  framework: string,
 ): Promise<void> {
   const list = await Promise.all(
     [bare, ours].map((child) =>

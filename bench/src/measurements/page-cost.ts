@@ -1,11 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { PetStatus, PetStorage, PetStore } from '@petstore/core';
 import { createPostgresStorage } from '@petstore/storage-postgres';
+import { createSqliteStorage } from '@petstore/storage-sqlite';
 import type { BenchConfig } from '../config.js';
 import { AUTHORIZATION } from '../fixtures.js';
 import { benchSchema, seedPostgres } from '../postgres-seed.js';
 import type { Progress } from '../progress.js';
 import type { PageCostRow } from '../results.js';
 import { benchStore, seededMemoryStorage } from '../servers/ours.js';
+import { seedSqlite } from '../sqlite-seed.js';
 import { median } from '../stats.js';
 
 interface Variant {
@@ -105,7 +110,7 @@ async function batch(
 }
 
 async function measureStorage(
-  kind: 'memory' | 'postgres',
+  kind: PageCostRow['storage'],
   stores: readonly Sized[],
   rounds: number,
   batchSize: number,
@@ -215,5 +220,37 @@ export async function measurePageCostPostgres(
     );
   } finally {
     for (const { storage } of stores) await storage.close();
+  }
+}
+
+/** SQLite: a fresh file per size in a temp folder, migrated and seeded in one statement. */
+export async function measurePageCostSqlite(
+  config: BenchConfig,
+  progress: Progress,
+): Promise<PageCostRow[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'petstore-bench-pages-sqlite-'));
+  const stores: Sized[] = [];
+  try {
+    for (const size of config.pages.sizes) {
+      const path = join(dir, `pages-${size}.db`);
+      const started = performance.now();
+      seedSqlite(path, size);
+      progress.log(
+        `page cost: seeded SQLite ${path} with ${size.toLocaleString('en')} pets in ${((performance.now() - started) / 1000).toFixed(1)} s (recursive CTE)`,
+      );
+      const storage = createSqliteStorage({ path });
+      stores.push({ size, storage, store: benchStore(storage) });
+    }
+    return await measureStorage(
+      'sqlite',
+      stores,
+      config.pages.rounds,
+      config.pages.sqliteBatch,
+      progress,
+      2,
+    );
+  } finally {
+    for (const { storage } of stores) await storage.close();
+    await rm(dir, { recursive: true, force: true });
   }
 }

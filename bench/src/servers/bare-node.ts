@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import * as v from 'valibot';
 import {
@@ -54,7 +55,23 @@ export interface BareStore {
   /** The first `limit` pets and the next link; a promise when the pets are in a database. */
   firstPage(limit: number): Page | Promise<Page>;
   create(pet: NewBarePet): BarePet | Promise<BarePet>;
+  /**
+   * The create under an `Idempotency-Key` (only SQLite has one, bare-sqlite.ts): the pet with
+   * whether it is a replay, or `mismatch` when the key was used with another body.
+   */
+  createKeyed?(pet: NewBarePet, key: string, fingerprint: string): KeyedCreate;
 }
+
+export type KeyedCreate = { pet: BarePet; replayed: boolean } | 'mismatch';
+
+/** As the core takes it: 1 to 255 visible ASCII characters. */
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** The body's meaning, hashed as the core does, so a replay with reordered keys still matches. */
+const fingerprintOf = (pet: { name: string; categoryId: number; status?: string | undefined }) =>
+  createHash('sha256')
+    .update(JSON.stringify([pet.name, pet.categoryId, pet.status ?? null]))
+    .digest('base64url');
 
 export function memoryBareStore(): BareStore {
   const pets = createBarePets();
@@ -96,6 +113,30 @@ export function bareNodeServer(store: BareStore = memoryBareStore()): Server {
       return;
     }
     const { name, categoryId, status = 'available' } = result.output;
+    const key = req.headers['idempotency-key'];
+    if (store.createKeyed !== undefined && key !== undefined) {
+      if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+        sendJson(res, 400, { code: 'invalid_request', message: 'Bad key.', status: 400 });
+        return;
+      }
+      const keyed = store.createKeyed(
+        { name, categoryId, status },
+        key,
+        fingerprintOf(result.output),
+      );
+      if (keyed === 'mismatch') {
+        sendJson(res, 422, { code: 'idempotency_key_reused', message: 'Reused.', status: 422 });
+        return;
+      }
+      const location = `/v1/pets/${keyed.pet.id}`;
+      sendJson(
+        res,
+        201,
+        keyed.pet,
+        keyed.replayed ? { location, 'idempotent-replayed': 'true' } : { location },
+      );
+      return;
+    }
     const pet = await store.create({ name, categoryId, status });
     sendJson(res, 201, pet, { location: `/v1/pets/${pet.id}` });
   }

@@ -5,9 +5,11 @@
  */
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Server as HapiServer } from '@hapi/hapi';
 import type { PetStorage } from '@petstore/core';
 import { createPostgresStorage } from '@petstore/storage-postgres';
+import { createSqliteStorage } from '@petstore/storage-sqlite';
 import type { Express } from 'express';
 import type { FastifyInstance } from 'fastify';
 import { childChannel } from '../child.js';
@@ -17,6 +19,7 @@ import { bareFastifyApp } from './bare-fastify.js';
 import { bareHapiServer } from './bare-hapi.js';
 import { bareNodeServer } from './bare-node.js';
 import { postgresBareStore } from './bare-postgres.js';
+import { sqliteBareStore } from './bare-sqlite.js';
 import {
   benchStore,
   oursExpressApp,
@@ -128,6 +131,14 @@ async function start(spec: ServerSpec): Promise<Running> {
       const store = postgresBareStore(spec);
       return runNode(bareNodeServer(store), store);
     }
+    case 'node-ours-sqlite': {
+      const storage = createSqliteStorage({ path: spec.path });
+      return runNode(oursNodeServer(benchStore(storage)), storage);
+    }
+    case 'node-bare-sqlite': {
+      const store = sqliteBareStore(spec);
+      return runNode(bareNodeServer(store), store);
+    }
   }
 }
 
@@ -136,6 +147,23 @@ let running: Running | undefined;
 const send = childChannel(async () => {
   await running?.close();
 });
+
+/**
+ * `{ type: 'event-loop-delay' }`: the p99 delay of this process's event loop (ms) since the
+ * previous ask, then a fresh count. The first ask starts the monitor (10 ms resolution, Node's
+ * default) and answers null, so servers nobody asks pay nothing.
+ */
+let delay: IntervalHistogram | undefined;
+process.on('message', (message: { type?: string }) => {
+  if (message.type !== 'event-loop-delay') return;
+  const value = delay === undefined || delay.count === 0 ? null : delay.percentile(99) / 1e6;
+  if (delay === undefined) {
+    delay = monitorEventLoopDelay();
+    delay.enable();
+  } else delay.reset();
+  send({ type: 'result', value });
+});
+
 start(spec).then(
   (server) => {
     running = server;

@@ -19,4 +19,9 @@ export type ServerSpec =
       readonly databaseUrl: string;
       readonly schema: string;
       readonly poolMax: number;
+    }
+  | {
+      /** A SQLite file, migrated and seeded by the parent (sqlite-seed.ts), one per server. */
+      readonly kind: 'node-ours-sqlite' | 'node-bare-sqlite';
+      readonly path: string;
     };
