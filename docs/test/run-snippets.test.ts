@@ -1,7 +1,8 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
@@ -355,6 +356,10 @@ describe('the README programs run, print no warning, and exit promptly', () => {
           // Migrated, as the storage README's "Migrations" step leaves it, unless it migrates itself.
           if (!/\bmigrate\(/.test(snippet.code)) await migrate({ connectionString: db.url });
           extra.DATABASE_URL = db.url;
+        }
+        // A SQLite file of its own (the storage README's snippets read PETS_DB), never one in the tree.
+        if (/\bPETS_DB\b/.test(snippet.code)) {
+          extra.PETS_DB = join(mkdtempSync(join(tmpdir(), 'petstore-snippet-')), 'pets.db');
         }
         // A client of the service the quick start starts (`npm start`), with the key it printed.
         const client = /from '@petstore\/client'/.test(snippet.code);
