@@ -212,6 +212,20 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads DATABASE_READ_URL (reads from a replica) with a PostgreSQL DATABASE_URL only, without printing it', () => {
+    const primary = 'postgres://app:secret@haproxy:5000/pets';
+    const replica = 'postgres://app:secret@haproxy:5001/pets';
+    expect(
+      configOf(loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: replica })).storage,
+    ).toEqual({ kind: 'postgres', url: primary, readUrl: replica });
+    expect(errorsOf(loadConfig({ DATABASE_URL: 'memory:', DATABASE_READ_URL: replica }))).toEqual([
+      'DATABASE_READ_URL needs a postgres:// or postgresql:// DATABASE_URL',
+    ]);
+    expect(
+      errorsOf(loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: 'mysql://u:hunter2@db/x' })),
+    ).toEqual(['DATABASE_READ_URL must be a postgres:// or postgresql:// URL']);
+  });
+
   it('refuses any other DATABASE_URL, without printing it', () => {
     for (const url of ['mysql://root:hunter2@db/pets', 'not a url:hunter2', 'memory:hunter2']) {
       const errors = errorsOf(loadConfig({ DATABASE_URL: url }));

@@ -43,12 +43,23 @@ export interface Executor {
   readBound<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
   /** `write` with `values` as bind parameters, never in the statement's text. */
   writeBound<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
+  /**
+   * `read` with `before` (statements of ours, no parameters) run ahead of it in the same message
+   * and implicit transaction: the rows of each of them, and the read's.
+   */
+  readAfter<Row extends QueryResultRow>(
+    before: readonly string[],
+    text: string,
+    values: unknown[],
+  ): Promise<{ before: QueryResultRow[][]; rows: Row[] }>;
 }
 
 export function createExecutor(
   pool: Pool,
   timeouts: ResolvedTimeouts,
   isClosed: () => boolean,
+  /** Slack after the server's own timeout (see GRACE_MILLIS); 0 for a replica's reads. */
+  graceMillis = GRACE_MILLIS,
 ): Executor {
   const { connectionTimeoutMillis, queryTimeoutMillis, retryAfterSeconds } = timeouts;
   const unavailable = (message: string, reason: string): StorageUnavailableError =>
@@ -61,34 +72,40 @@ export function createExecutor(
   const timeoutSql = statementTimeout(queryTimeoutMillis);
   const timeoutCall = statementTimeoutCall(queryTimeoutMillis);
 
-  async function run<Row extends QueryResultRow>(
+  async function runAll(
     text: string,
     values: unknown[],
-    { retryStale, bound }: { retryStale: boolean; bound: boolean },
-  ): Promise<Row[]> {
+    {
+      retryStale,
+      bound,
+      before = [],
+    }: { retryStale: boolean; bound: boolean; before?: readonly string[] },
+  ): Promise<QueryResultRow[][]> {
     ensureOpen();
     // Two statements in one message run as one implicit transaction, so the timeout set by the
     // first covers the second (the server arms its timer afresh for each statement). A bound
     // query is good for one call only: each attempt makes its own.
     const simple: QueryConfig<unknown[]> | undefined = bound
       ? undefined
-      : { text: `${timeoutSql}; ${inlineParameters(text, values)}`, types: int8Types };
+      : {
+          text: [timeoutSql, ...before, inlineParameters(text, values)].join('; '),
+          types: int8Types,
+        };
     const query = () => simple ?? boundQuery(timeoutCall, text, values);
     // Made before the loop: values a bound query refuses reject the call before anything is sent.
     const first = query();
     // The checkout, then the statement under the server's timeout, then the slack: the bound
     // holds even for a host pool configured without any timeouts.
-    const deadline =
-      performance.now() + connectionTimeoutMillis + queryTimeoutMillis + GRACE_MILLIS;
+    const deadline = performance.now() + connectionTimeoutMillis + queryTimeoutMillis + graceMillis;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const results = await pooledQuery<Row>(
+        const results = await pooledQuery<QueryResultRow>(
           pool,
           attempt === 0 ? first : query(),
           deadline - performance.now(),
           tooLate,
         );
-        return results.at(-1)?.rows ?? [];
+        return results.map((result) => result.rows);
       } catch (error) {
         const retry =
           retryStale && attempt < STALE_RETRIES && isStaleConnection(error) && !isClosed();
@@ -97,10 +114,28 @@ export function createExecutor(
     }
   }
 
+  const run = async <Row extends QueryResultRow>(
+    text: string,
+    values: unknown[],
+    how: { retryStale: boolean; bound: boolean },
+  ): Promise<Row[]> => ((await runAll(text, values, how)).at(-1) ?? []) as Row[];
+
   return {
     read: (text, values) => run(text, values, { retryStale: true, bound: false }),
     write: (text, values) => run(text, values, { retryStale: false, bound: false }),
     readBound: (text, values) => run(text, values, { retryStale: true, bound: true }),
     writeBound: (text, values) => run(text, values, { retryStale: false, bound: true }),
+    async readAfter<Row extends QueryResultRow>(
+      before: readonly string[],
+      text: string,
+      values: unknown[],
+    ) {
+      const results = await runAll(text, values, { retryStale: true, bound: false, before });
+      return {
+        // The first result is the statement timeout's SET.
+        before: results.slice(1, 1 + before.length),
+        rows: (results.at(-1) ?? []) as Row[],
+      };
+    },
   };
 }

@@ -13,6 +13,7 @@ export {
   type HostPoolOptions,
   type OwnedPoolOptions,
   type PostgresStorageOptions,
+  type ReplicaReadOutcome,
 } from './options.js';
 export { DEFAULT_SCHEMA } from './schema-name.js';
 export { createPostgresStorage } from './storage.js';

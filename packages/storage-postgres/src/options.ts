@@ -15,7 +15,39 @@ interface CommonOptions {
    * path. Default 60000; `0` turns it off (run the purge yourself, or let one instance do it).
    */
   readonly purgeIntervalMillis?: number;
+  /**
+   * Reads (`getPet`, `listPets`, `listOrders`) from a replica, through this pool of yours
+   * (`close()` leaves it open). Each read first learns the primary's WAL position, and the
+   * replica answers only once it has replayed that far: a read sees every write acknowledged
+   * before it began, by any instance. A replica behind, failing or unreachable leaves the read
+   * to the primary. Writes always go to the primary.
+   */
+  readonly readPool?: Pool;
+  /** The same, with a pool the storage creates from this URL (and ends on `close()`). */
+  readonly readConnectionString?: string;
+  /** Passed to `new pg.Pool()` for the pool made from `readConnectionString` (`max`, `ssl`, ...). */
+  readonly readPoolConfig?: PoolConfig;
+  /**
+   * Longest a read waits on the replica for it to replay the primary's position, before the
+   * primary answers it. Default 100.
+   */
+  readonly replicaWaitMillis?: number;
+  /**
+   * Longest a read may take on the replica, connecting included, before the primary answers it
+   * instead; a replica that failed so is left alone for as long again (then tried by one read).
+   * Default 1000.
+   */
+  readonly replicaTimeoutMillis?: number;
+  /** Called with where each read went (for metrics): see `ReplicaReadOutcome`. */
+  readonly onReplicaRead?: (outcome: ReplicaReadOutcome) => void;
 }
+
+/**
+ * Where a read went with a replica configured: `replica` (answered there), or the primary because
+ * the replica was `behind` (not replayed to the primary's position in time), `failed` (an error,
+ * a timeout, unreachable) or `resting` (failed moments ago: left alone for a while).
+ */
+export type ReplicaReadOutcome = 'replica' | 'behind' | 'failed' | 'resting';
 
 /** Use the host's pool. The host owns it: `close()` leaves it open. */
 export interface HostPoolOptions extends CommonOptions {
@@ -84,4 +116,23 @@ export function resolvePurgeInterval(options: CommonOptions): number {
     options.purgeIntervalMillis,
     DEFAULT_PURGE_INTERVAL_MILLIS,
   );
+}
+
+export interface ResolvedReplicaOptions {
+  readonly waitMillis: number;
+  readonly timeoutMillis: number;
+}
+
+export function resolveReplicaOptions(options: CommonOptions): ResolvedReplicaOptions {
+  if (options.readPool !== undefined && options.readConnectionString !== undefined) {
+    throw new TypeError('give readPool or readConnectionString, not both');
+  }
+  const wait = options.replicaWaitMillis ?? 100;
+  if (!Number.isSafeInteger(wait) || wait < 0) {
+    throw new TypeError(`replicaWaitMillis must be a whole number, got ${String(wait)}`);
+  }
+  return {
+    waitMillis: wait,
+    timeoutMillis: positiveInteger('replicaTimeoutMillis', options.replicaTimeoutMillis, 1000),
+  };
 }

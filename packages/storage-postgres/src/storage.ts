@@ -15,6 +15,7 @@ import { createPetIdempotently } from './idempotent-create.js';
 import {
   type PostgresStorageOptions,
   resolvePurgeInterval,
+  resolveReplicaOptions,
   resolveSchema,
   resolveTimeouts,
 } from './options.js';
@@ -29,6 +30,7 @@ import {
   toOrder,
   toPet,
 } from './queries.js';
+import { createReadRouter } from './replica.js';
 
 /**
  * A `PetStorage` over PostgreSQL. Run `migrate()` for the same schema first.
@@ -44,8 +46,30 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
   const ownsPool = options.pool === undefined;
   const pool: Pool = options.pool === undefined ? createOwnedPool(options, timeouts) : options.pool;
 
+  // Reads from a replica, when one is given (see replica.ts); writes always on the primary.
+  const replica = resolveReplicaOptions(options);
+  const ownsReadPool = options.readPool === undefined && options.readConnectionString !== undefined;
+  const readPool: Pool | undefined =
+    options.readConnectionString === undefined
+      ? options.readPool
+      : createOwnedPool(
+          {
+            connectionString: options.readConnectionString,
+            ...(options.readPoolConfig === undefined ? {} : { poolConfig: options.readPoolConfig }),
+            ...('onPoolError' in options && options.onPoolError !== undefined
+              ? { onPoolError: options.onPoolError }
+              : {}),
+          },
+          { ...timeouts, connectionTimeoutMillis: replica.timeoutMillis },
+        );
+
   let closing: Promise<void> | undefined;
-  const run = createExecutor(pool, timeouts, () => closing !== undefined);
+  const isClosed = () => closing !== undefined;
+  const run = createExecutor(pool, timeouts, isClosed);
+  const reads =
+    readPool === undefined
+      ? run
+      : createReadRouter(run, readPool, timeouts, replica, isClosed, options.onReplicaRead);
   const purging = purgeExpiredClaims(run, queries, resolvePurgeInterval(options));
 
   return {
@@ -60,7 +84,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
     },
 
     async getPet(id: number): Promise<Pet | undefined> {
-      const [row] = await run.read<PetRow>(queries.selectPet, [id]);
+      const [row] = await reads.read<PetRow>(queries.selectPet, [id]);
       return row === undefined ? undefined : toPet(row);
     },
 
@@ -68,8 +92,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
       const afterId = query.afterId ?? 0;
       const rows =
         query.status === undefined
-          ? await run.read<PetRow>(queries.pageOfPets, [afterId, query.limit])
-          : await run.read<PetRow>(queries.pageOfPetsByStatus, [
+          ? await reads.read<PetRow>(queries.pageOfPets, [afterId, query.limit])
+          : await reads.read<PetRow>(queries.pageOfPetsByStatus, [
               afterId,
               query.status,
               query.limit,
@@ -84,7 +108,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
     },
 
     async listOrders(query: PageQuery): Promise<Order[]> {
-      const rows = await run.read<OrderRow>(queries.pageOfOrders, [
+      const rows = await reads.read<OrderRow>(queries.pageOfOrders, [
         query.afterId ?? 0,
         query.limit,
       ]);
@@ -93,8 +117,11 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
 
     close(): Promise<void> {
       purging.stop();
-      // The host's pool stays open: it may serve other code and the host ends it itself.
-      closing ??= ownsPool ? pool.end() : Promise.resolve();
+      // The host's pools stay open: they may serve other code and the host ends them itself.
+      closing ??= Promise.all([
+        ownsPool ? pool.end() : undefined,
+        ownsReadPool ? readPool?.end() : undefined,
+      ]).then(() => undefined);
       return closing;
     },
   };
