@@ -15,7 +15,10 @@ export interface RequestLine {
   readonly requestId: string;
   /** Why a host route failed (a readiness probe's outage), when it did. */
   readonly reason?: string | undefined;
-  /** Why an API answer was a 503: the storage's SQLSTATE or errno, `timeout`, `verify`... */
+  /**
+   * Why an API answer was a 503: the storage's SQLSTATE or errno, `timeout`, `verify`..., or
+   * `shed_event_loop_delay` / `shed_heap_used` when load shedding answered it.
+   */
   readonly cause?: string | undefined;
 }
 

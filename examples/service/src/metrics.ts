@@ -31,6 +31,9 @@ export interface Metrics {
 /** `operation` label of requests no operation answered (unknown paths, refused keys). */
 const NO_OPERATION = 'none';
 
+/** How the core's `ShedCause`s begin (`shed_event_loop_delay`, `shed_heap_used`). */
+const SHED = 'shed_';
+
 /**
  * A registry of its own (not prom-client's global one), so two apps or tests in one process
  * never share counts. Labels come from the core's events (the operationId), never from paths,
@@ -70,6 +73,12 @@ export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
     labelNames: ['reason'] as const,
     registers: [registry],
   });
+  const shed = new Counter({
+    name: 'petstore_requests_shed_total',
+    help: 'API requests answered 503 at once by load shedding, before auth, body or storage, by reason (event_loop_delay, heap_used).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
 
   if (pool !== undefined) {
     const gauge = (name: string, help: string, read: (counts: PoolCounts) => number): void => {
@@ -105,9 +114,13 @@ export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
         const operation = event.operationId ?? NO_OPERATION;
         requests.inc({ operation, status: String(event.status) });
         duration.observe({ operation }, event.durationMs / 1000);
-        // The core answers 503 only when the storage (or `verify`) is unavailable; the reasons
-        // come from a small fixed set (the storages' outage codes), anything else is `other`.
-        if (event.status === 503) unavailable.inc({ reason: reasonLabel(event.cause) });
+        if (event.status !== 503) return;
+        // Load shedding's causes start with `shed_`; every other 503 is the storage (or
+        // `verify`) unavailable, its reasons from a small fixed set (the storages' outage codes),
+        // anything else `other`.
+        const cause = event.cause ?? '';
+        if (cause.startsWith(SHED)) shed.inc({ reason: reasonLabel(cause.slice(SHED.length)) });
+        else unavailable.inc({ reason: reasonLabel(event.cause) });
       },
       onDeprecatedCall(event: DeprecatedCallEvent) {
         deprecated.inc({ operation: event.operationId });

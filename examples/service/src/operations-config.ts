@@ -28,6 +28,15 @@ export interface OperationSettings {
    * before IDEMPOTENCY_SCOPE_SECRET, and `none` for a setup without one; their claims still replay.
    */
   readonly previousScopeSecrets: readonly string[];
+  /**
+   * The core's `loadShedding` (LOAD_SHEDDING_*): answer 503 with `Retry-After` at once while the
+   * event loop is late or the heap full past a limit; 0 turns a check off.
+   */
+  readonly loadShedding: {
+    readonly maxEventLoopDelayMs: number;
+    readonly maxHeapUsedBytes: number;
+    readonly retryAfterSeconds: number;
+  };
 }
 
 export const OPERATION_DEFAULTS = {
@@ -38,6 +47,10 @@ export const OPERATION_DEFAULTS = {
   FIRST_BYTE_TIMEOUT_MS: 2_000,
   SHUTDOWN_DELAY_MS: 0,
   PG_POOL_MAX: 10,
+  // The core's defaults: a healthy loop is never a second late; only you know the heap's limit.
+  LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: 1_000,
+  LOAD_SHEDDING_MAX_HEAP_USED_BYTES: 0,
+  LOAD_SHEDDING_RETRY_AFTER_SECONDS: 10,
 } as const;
 
 type Read = (name: string) => string | undefined;
@@ -109,5 +122,10 @@ export function readOperationSettings(read: Read, errors: string[]): OperationSe
     shutdownDelayMs: number('SHUTDOWN_DELAY_MS', 0, 600_000),
     pgPoolMax: number('PG_POOL_MAX', 1, 10_000),
     readyRequiresStorage: onOff('READY_REQUIRES_STORAGE', read('READY_REQUIRES_STORAGE'), errors),
+    loadShedding: {
+      maxEventLoopDelayMs: number('LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS', 0, 600_000),
+      maxHeapUsedBytes: number('LOAD_SHEDDING_MAX_HEAP_USED_BYTES', 0, Number.MAX_SAFE_INTEGER),
+      retryAfterSeconds: number('LOAD_SHEDDING_RETRY_AFTER_SECONDS', 0, 86_400),
+    },
   };
 }

@@ -73,6 +73,7 @@ export async function runService(
         scopeSecret: config.scopeSecret,
         previousScopeSecrets: config.previousScopeSecrets,
       },
+      loadShedding: config.loadShedding,
       hooks: {
         ...withMetrics(preempted.filter(loggingHooks(logger)), metrics),
         ...(tracing === undefined ? {} : { aroundOperation: tracing.aroundOperation }),

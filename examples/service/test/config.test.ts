@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       readyRequiresStorage: false,
       scopeSecret: undefined,
       previousScopeSecrets: [],
+      loadShedding: { maxEventLoopDelayMs: 1_000, maxHeapUsedBytes: 0, retryAfterSeconds: 10 },
     });
   });
 
@@ -82,6 +83,9 @@ describe('loadConfig', () => {
         READY_REQUIRES_STORAGE: 'on',
         IDEMPOTENCY_SCOPE_SECRET: 'fleet-secret-0123456789',
         IDEMPOTENCY_PREVIOUS_SCOPE_SECRETS: ' older-secret-0123456789 ,NONE,',
+        LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '250',
+        LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '1610612736',
+        LOAD_SHEDDING_RETRY_AFTER_SECONDS: '2',
       }),
     );
     expect(config).toEqual({
@@ -116,6 +120,11 @@ describe('loadConfig', () => {
       readyRequiresStorage: true,
       scopeSecret: 'fleet-secret-0123456789',
       previousScopeSecrets: ['older-secret-0123456789', 'none'],
+      loadShedding: {
+        maxEventLoopDelayMs: 250,
+        maxHeapUsedBytes: 1_610_612_736,
+        retryAfterSeconds: 2,
+      },
     });
     expect(configOf(loadConfig({ MANAGEMENT_PORT: 'off' })).managementPort).toBeUndefined();
     expect(
@@ -125,6 +134,9 @@ describe('loadConfig', () => {
           PG_POOL_MAX: '0',
           IDEMPOTENCY_SCOPE_SECRET: 'short',
           IDEMPOTENCY_PREVIOUS_SCOPE_SECRETS: 'none,short-secret',
+          LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '1s',
+          LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '-1',
+          LOAD_SHEDDING_RETRY_AFTER_SECONDS: '0.5',
         }),
       ),
     ).toEqual([
@@ -132,7 +144,19 @@ describe('loadConfig', () => {
       'IDEMPOTENCY_SCOPE_SECRET must be at least 16 characters (for example: openssl rand -hex 16)',
       'IDEMPOTENCY_PREVIOUS_SCOPE_SECRETS entry 2 must be none or a secret of at least 16 characters',
       'PG_POOL_MAX must be an integer from 1 to 10000, got "0"',
+      'LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS must be an integer from 0 to 600000, got "1s"',
+      'LOAD_SHEDDING_MAX_HEAP_USED_BYTES must be an integer from 0 to 9007199254740991, got "-1"',
+      'LOAD_SHEDDING_RETRY_AFTER_SECONDS must be an integer from 0 to 86400, got "0.5"',
     ]);
+    // 0 turns a check off; both off, the core sheds nothing.
+    expect(
+      configOf(
+        loadConfig({
+          LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '0',
+          LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '0',
+        }),
+      ).loadShedding,
+    ).toEqual({ maxEventLoopDelayMs: 0, maxHeapUsedBytes: 0, retryAfterSeconds: 10 });
     expect(configOf(loadConfig({ API_KEYS: '', PORT: '', DATABASE_URL: ' ' })).keyGenerated).toBe(
       true,
     );

@@ -1,4 +1,5 @@
 import { createAuthenticator } from './auth/auth.js';
+import type { ApiError } from './http/errors.js';
 import type { PetStoreRequest, PetStoreResponse } from './http/messages.js';
 import { requestIdOf } from './http/request-id.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
@@ -7,11 +8,23 @@ import { operationsFor } from './operations/operations.js';
 import { compileRouter, type Router } from './operations/router.js';
 import { type PetStoreOptions, resolveOptions } from './options/options.js';
 import type { PetStore } from './pet-store.js';
-import { answer, answerFailure } from './pipeline/answer.js';
+import { answer, answerFailure, answerShed, overloaded } from './pipeline/answer.js';
 import { dispatch } from './pipeline/dispatch.js';
+import { createLoadMonitor, type LoadMonitor } from './pipeline/load-monitor.js';
+
+/** What a store's `handle` closes over beside its parts: the router and load shedding. */
+interface Pipeline {
+  readonly findRoute: Router;
+  /** Undefined: no load shedding. */
+  readonly monitor: LoadMonitor | undefined;
+  /** The answer to a shed request. */
+  readonly shedError: ApiError;
+  /** A request reads the clock: for `onResponse`'s duration or for the monitor. */
+  readonly clocked: boolean;
+}
 
 /** Everything a store needs per request, built once. */
-function buildStore(input: PetStoreOptions): { parts: StoreParts; findRoute: Router } {
+function buildStore(input: PetStoreOptions): { parts: StoreParts; pipeline: Pipeline } {
   const options = resolveOptions(input);
   const operations = operationsFor(options);
   const parts = {
@@ -19,7 +32,14 @@ function buildStore(input: PetStoreOptions): { parts: StoreParts; findRoute: Rou
     openApiDocument: buildOpenApiDocument(operations, options),
     authenticate: createAuthenticator(input),
   };
-  return { parts, findRoute: compileRouter(operations) };
+  const monitor = createLoadMonitor(options.loadShedding);
+  const pipeline = {
+    findRoute: compileRouter(operations),
+    monitor,
+    shedError: overloaded(options.loadShedding?.retryAfterSeconds ?? 0),
+    clocked: monitor !== undefined || options.hooks.onResponse !== undefined,
+  };
+  return { parts, pipeline };
 }
 
 /**
@@ -29,12 +49,15 @@ function buildStore(input: PetStoreOptions): { parts: StoreParts; findRoute: Rou
  */
 function handle(
   store: StoreParts,
-  findRoute: Router,
+  { findRoute, monitor, shedError, clocked }: Pipeline,
   request: PetStoreRequest,
 ): Promise<PetStoreResponse> {
-  // Hooks are optional: without one, no clock is read.
-  const started = store.options.hooks.onResponse === undefined ? 0 : performance.now();
-  const context = new RequestContext(store, request, requestIdOf(request.headers), started);
+  // One clock read serves both, and none when neither a hook nor load shedding wants one.
+  const now = clocked ? performance.now() : 0;
+  const context = new RequestContext(store, request, requestIdOf(request.headers), now);
+  // Overloaded: answered now, the same for every request; nothing else is read or run.
+  const shed = monitor?.check(now);
+  if (shed !== undefined) return Promise.resolve(answerShed(context, shed, shedError));
   let result: ReturnType<typeof dispatch>;
   try {
     result = dispatch(findRoute, context);
@@ -51,12 +74,12 @@ function handle(
 }
 
 export function createPetStore(input: PetStoreOptions): PetStore {
-  const { parts, findRoute } = buildStore(input);
+  const { parts, pipeline } = buildStore(input);
   return {
     openApiDocument: parts.openApiDocument,
     handle(request) {
       try {
-        return handle(parts, findRoute, request);
+        return handle(parts, pipeline, request);
       } catch (error) {
         // A request without headers, say: a promise all the same, as an async function gives.
         return Promise.reject(error);

@@ -21,10 +21,12 @@ export type {
   OperationEvent,
   PetStoreHooks,
   ResponseEvent,
+  ShedCause,
 } from './options/hooks.js';
 export type {
   DeprecationOptions,
   IdempotencyOptions,
+  LoadSheddingOptions,
   PetStoreOptions,
   ServerEntry,
 } from './options/options.js';

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer, type RequestListener } from 'node:http';
 import { createServer as createHttp2Server, connect as http2Connect } from 'node:http2';
 import { type AddressInfo, connect } from 'node:net';
@@ -114,6 +115,65 @@ describe('as the whole server', () => {
     const response = await api.send({ method: 'GET', path: '/v1/pets', headers: AUTH });
     expect([response.status, JSON.parse(response.body).code]).toEqual([500, 'internal_error']);
     expect((errors[0] as { code?: string }).code).toBe('ERR_INVALID_CHAR');
+  });
+});
+
+describe('under load shedding', () => {
+  it('answers 503 at once, before the body is read: the answer comes while most of it is unsent', async () => {
+    const events: ResponseEvent[] = [];
+    const store = memoryStore({
+      // Large bodies are welcome here: without shedding, this one would be waited for.
+      maxBodyBytes: 64 * 1024 * 1024,
+      loadShedding: { maxEventLoopDelayMs: 100, retryAfterSeconds: 3 },
+      hooks: { onResponse: (event) => events.push(event) },
+    });
+    const listener = petStoreListener(store, { mountPath: '/v1' });
+    let afterFirst: (() => void) | undefined;
+    const api = await serve((req, res) => {
+      listener(req, res);
+      const then = afterFirst;
+      afterFirst = undefined;
+      then?.();
+    });
+    const socket = connect((api.server.address() as AddressInfo).port, '127.0.0.1');
+    await once(socket, 'connect');
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      answer += chunk;
+    });
+    socket.on('error', () => {});
+    const closed = once(socket, 'close');
+    afterFirst = () => {
+      // The first request armed the store's timer. Now the headers and 1 KiB of a 64 MiB body
+      // go out, and the loop is held past the limit (a backlog would do the same) before the
+      // server can read them.
+      socket.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n` +
+          '{"name":"'.padEnd(1024, 'x'),
+      );
+      const end = performance.now() + 400;
+      while (performance.now() < end) {
+        // held
+      }
+    };
+    const first = await api.send({ method: 'GET', path: '/v1/pets', headers: AUTH });
+    expect(first.status).toBe(200);
+    await closed;
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 503 /);
+    expect(head).toMatch(/\r\nretry-after: 3\r\n/i);
+    // What is left of the body is no next request: the connection ends with the answer.
+    expect(head).toMatch(/\r\nconnection: close\r\n/i);
+    expect(JSON.parse(body)).toEqual({
+      code: 'service_unavailable',
+      message: 'The pet store is overloaded; retry later.',
+      status: 503,
+    });
+    expect(events.map((event) => [event.status, event.cause])).toEqual([
+      [200, undefined],
+      [503, 'shed_event_loop_delay'],
+    ]);
   });
 });
 

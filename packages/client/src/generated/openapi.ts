@@ -244,7 +244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+            /** @description Storage unreachable, or the server overloaded (`service_unavailable`; load shedding answers before authentication, without the operation's own headers); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -364,7 +364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+            /** @description Storage unreachable, or the server overloaded (`service_unavailable`; load shedding answers before authentication, without the operation's own headers); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -469,7 +469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+            /** @description Storage unreachable, or the server overloaded (`service_unavailable`; load shedding answers before authentication, without the operation's own headers); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description RFC 9745: when this operation was deprecated, as `@<unix-seconds>`. */
@@ -550,7 +550,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+            /** @description Storage unreachable, or the server overloaded (`service_unavailable`; load shedding answers before authentication, without the operation's own headers); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -589,6 +589,18 @@ export interface operations {
             /** @description An `Expect` other than `100-continue` (`expectation_failed`). */
             417: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is overloaded (`service_unavailable`, load shedding); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };

@@ -43,6 +43,10 @@ export function storeForCase(
     : testCase?.options?.hooks;
   const store = createPetStore({
     apiKeys: [API_KEY, SECOND_API_KEY],
+    // The suite's cases share one event loop with its own work (answers checked against the
+    // document, cases run concurrently): a stall of the runner is no overload of the host under
+    // test, so no case is shed unless it turns load shedding on itself.
+    loadShedding: false,
     ...testCase?.options,
     hooks,
     storage,

@@ -54,8 +54,30 @@ export const response = (
   content: json(body === undefined ? undefined : ref(body)),
 });
 
-/** One response per status; codes sharing a status share its description and headers. */
-export function errorResponses(codes: readonly ErrorCode[], operationHeaders: Json): Json {
+/** The 503 of an operation under load shedding: overloaded, and unreachable storage if it says so. */
+const SHED_TEXT = {
+  alone:
+    'The server is overloaded (`service_unavailable`, load shedding); retry after `Retry-After` seconds.',
+  withStorage:
+    "Storage unreachable, or the server overloaded (`service_unavailable`; load shedding answers before authentication, without the operation's own headers); retry after `Retry-After` seconds.",
+} as const;
+
+/**
+ * One response per status; codes sharing a status share its description and headers. `sheds`:
+ * load shedding is on, so any request may be answered 503 before authentication.
+ */
+export function errorResponses(
+  operationCodes: readonly ErrorCode[],
+  operationHeaders: Json,
+  sheds = false,
+): Json {
+  const fromStorage = operationCodes.includes('service_unavailable');
+  const codes: readonly ErrorCode[] =
+    sheds && !fromStorage ? [...operationCodes, 'service_unavailable'] : operationCodes;
+  const text = (code: ErrorCode): string =>
+    sheds && code === 'service_unavailable'
+      ? SHED_TEXT[fromStorage ? 'withStorage' : 'alone']
+      : ERROR_TEXT[code];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = ERROR_STATUS[code];
@@ -68,7 +90,7 @@ export function errorResponses(codes: readonly ErrorCode[], operationHeaders: Js
       for (const name of group.flatMap((code) => ERROR_HEADERS[code] ?? [])) {
         headers[name] = HEADER_DOCS[name];
       }
-      const description = group.map((code) => ERROR_TEXT[code]).join(' ');
+      const description = group.map(text).join(' ');
       return [status, response(description, headers, 'Error')];
     }),
   );

@@ -44,7 +44,7 @@ function operationObject(operation: OperationSpec, options: ResolvedOptions): Js
         { ...success.headers, ...operationHeaders },
         success.body,
       ),
-      ...errorResponses(operation.errors, operationHeaders),
+      ...errorResponses(operation.errors, operationHeaders, options.loadShedding !== undefined),
     },
   };
 }

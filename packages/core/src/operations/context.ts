@@ -1,6 +1,7 @@
 import type { Authenticate, Principal } from '../auth/auth.js';
 import type { ApiError } from '../http/errors.js';
 import type { PetStoreRequest } from '../http/messages.js';
+import type { ShedCause } from '../options/hooks.js';
 import type { ResolvedOptions } from '../options/options.js';
 
 /** What one store built once and every request uses (the router is the dispatcher's own). */
@@ -34,12 +35,14 @@ export class RequestContext<TParams = ParamValues> {
   failure: unknown = undefined;
   /** The client went away while its body was read: nobody to answer. */
   aborted = false;
+  /** Load shedding answered at once, and why (the 503's `cause` for the hooks). */
+  shed: ShedCause | undefined = undefined;
 
   constructor(
     readonly store: StoreParts,
     readonly request: PetStoreRequest,
     readonly requestId: string,
-    /** `performance.now()` at arrival; 0 when no hook wants a duration. */
+    /** `performance.now()` at arrival; 0 when neither a hook nor load shedding reads the clock. */
     readonly started: number,
   ) {}
 

@@ -37,6 +37,33 @@ export interface IdempotencyOptions {
   readonly previousScopeSecrets?: readonly string[] | undefined;
 }
 
+/**
+ * When a request is answered 503 at once instead of served (the README's "Load shedding").
+ * A limit of 0 turns that one check off, as in `@fastify/under-pressure`.
+ */
+export interface LoadSheddingOptions {
+  /**
+   * Shed while the event loop runs more than this many milliseconds late. Default 1000: far
+   * beyond any pause of a healthy server (its loop is late by single milliseconds, a major
+   * garbage collection by tens), and already a second added to every waiting request.
+   */
+  readonly maxEventLoopDelayMs?: number | undefined;
+  /**
+   * Shed while the JavaScript heap in use (`process.memoryUsage().heapUsed`, where the host has
+   * it) is over this many bytes. Default 0, off: only you know the heap's limit.
+   */
+  readonly maxHeapUsedBytes?: number | undefined;
+  /** `Retry-After` of a shed answer, in seconds. Default 10 (under-pressure's). */
+  readonly retryAfterSeconds?: number | undefined;
+}
+
+/** Load shedding's limits, checked; 0 turns a check off. */
+export interface LoadLimits {
+  readonly maxEventLoopDelayMs: number;
+  readonly maxHeapUsedBytes: number;
+  readonly retryAfterSeconds: number;
+}
+
 export interface PetStoreOptions {
   readonly storage: PetStorage;
   /**
@@ -69,6 +96,13 @@ export interface PetStoreOptions {
   readonly exposeOpenApi?: boolean | undefined;
   readonly idempotency?: IdempotencyOptions | undefined;
   readonly hooks?: PetStoreHooks | undefined;
+  /**
+   * Answer 503 `service_unavailable` with `Retry-After` at once, before authentication, a body
+   * read or a storage call, while the event loop runs late (or the heap is full) past a limit.
+   * On by default: shed while the loop is over 1000 ms late, `Retry-After: 10`. `false` turns
+   * it off.
+   */
+  readonly loadShedding?: false | LoadSheddingOptions | undefined;
 }
 
 export interface ResolvedOptions {
@@ -83,12 +117,19 @@ export interface ResolvedOptions {
   readonly idempotencyRetentionMs: number;
   readonly idempotencyScopes: ScopeOptions;
   readonly hooks: PetStoreHooks;
+  /** Undefined: no load shedding (`false`, or both limits 0). */
+  readonly loadShedding: LoadLimits | undefined;
 }
 
 const DEFAULT_MAX_REQUEST_BODY_BYTES = 16 * 1024;
 const DEFAULT_DEPRECATED_AT = new Date('2026-11-22T00:00:00Z');
 const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_SUNSET_AT = new Date('2030-12-05T00:00:00Z');
+const DEFAULT_LOAD_LIMITS: LoadLimits = {
+  maxEventLoopDelayMs: 1000,
+  maxHeapUsedBytes: 0,
+  retryAfterSeconds: 10,
+};
 
 export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
@@ -123,7 +164,39 @@ export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
     idempotencyRetentionMs: retentionMs,
     idempotencyScopes: { scopeSecret, previousScopeSecrets },
     hooks: options.hooks ?? {},
+    loadShedding: resolveLoadShedding(options.loadShedding),
   };
+}
+
+/** `loadShedding` checked: a limit is 0 (off) or positive, `Retry-After` whole seconds. */
+function resolveLoadShedding(
+  options: false | LoadSheddingOptions | undefined,
+): LoadLimits | undefined {
+  if (options === false) return undefined;
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new TypeError(
+      `loadShedding must be false or an object of limits, got ${String(options as unknown)}`,
+    );
+  }
+  const limit = (name: keyof LoadLimits, integer: boolean): number => {
+    const value: unknown = options?.[name] ?? DEFAULT_LOAD_LIMITS[name];
+    const fine =
+      typeof value === 'number' &&
+      value >= 0 &&
+      (integer ? Number.isSafeInteger(value) : Number.isFinite(value));
+    if (fine) return value;
+    const kind = integer ? 'an integer' : 'a number';
+    const off = name === 'retryAfterSeconds' ? '' : ' (0 turns this check off)';
+    throw new TypeError(
+      `loadShedding.${name} must be ${kind} of at least 0${off}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+    );
+  };
+  const limits = {
+    maxEventLoopDelayMs: limit('maxEventLoopDelayMs', false),
+    maxHeapUsedBytes: limit('maxHeapUsedBytes', true),
+    retryAfterSeconds: limit('retryAfterSeconds', true),
+  };
+  return limits.maxEventLoopDelayMs === 0 && limits.maxHeapUsedBytes === 0 ? undefined : limits;
 }
 
 const isScopeSecret = (secret: unknown): secret is string =>

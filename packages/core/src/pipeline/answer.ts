@@ -8,7 +8,7 @@ import {
 import type { PetStoreResponse } from '../http/messages.js';
 import { ClientAbortedError } from '../input/body.js';
 import type { HandlerResult, RequestContext } from '../operations/context.js';
-import type { ResponseEvent } from '../options/hooks.js';
+import type { ResponseEvent, ShedCause } from '../options/hooks.js';
 import { callHook, type HookSite } from '../options/hooks.js';
 import { isStorageUnavailable } from '../storage/storage.js';
 
@@ -30,9 +30,9 @@ function failure(error: unknown): ApiError {
   return apiError('internal_error', 'Something went wrong on our side.');
 }
 
-/** Why a 503: the storage's reason, or `verify` (the only other 503, a failing key check). */
-const unavailableCause = (failure: unknown): string =>
-  isStorageUnavailable(failure) ? (failure.reason ?? 'unavailable') : 'verify';
+/** Why a 503: load shedding, the storage's reason, or `verify` (a failing key check). */
+const unavailableCause = ({ shed, failure }: RequestContext): string =>
+  shed ?? (isStorageUnavailable(failure) ? (failure.reason ?? 'unavailable') : 'verify');
 
 /**
  * The answer to send. Built by assignment, not spreads: this runs for every
@@ -79,7 +79,7 @@ export function answer(context: RequestContext, result: HandlerResult): PetStore
       status: response.status,
       durationMs: performance.now() - context.started,
       ...(context.aborted ? { aborted: true } : {}),
-      ...(response.status === 503 ? { cause: unavailableCause(context.failure) } : {}),
+      ...(response.status === 503 ? { cause: unavailableCause(context) } : {}),
     };
     callHook(hooks, onResponse, event, site);
   }
@@ -91,6 +91,22 @@ export function answerFailure(context: RequestContext, error: unknown): PetStore
   if (error instanceof ClientAbortedError) context.aborted = true;
   else context.failure = error;
   return answer(context, failure(error));
+}
+
+/** What a shed request is answered: the same for every request, whatever it asked. */
+export const overloaded = (retryAfterSeconds: number): ApiError =>
+  apiError('service_unavailable', 'The pet store is overloaded; retry later.', {
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  });
+
+/** Load shedding: the request answered at once, before authentication, its body or storage. */
+export function answerShed(
+  context: RequestContext,
+  cause: ShedCause,
+  error: ApiError,
+): PetStoreResponse {
+  context.shed = cause;
+  return answer(context, error);
 }
 
 /** No answer for a client that left; the status is for logs only. */

@@ -1,0 +1,352 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  createPetStore,
+  type PetStorage,
+  type PetStoreOptions,
+  type PetStoreRequest,
+  type ResponseEvent,
+} from '../src/index.js';
+import { createLoadMonitor, RESOLUTION_MS } from '../src/pipeline/load-monitor.js';
+import { arrayStorage } from './support/array-storage.js';
+
+const KEY = 'shed-test-key-0123456789';
+const AUTH = { authorization: `Bearer ${KEY}` };
+const list: PetStoreRequest = { method: 'GET', path: '/pets', headers: AUTH };
+
+/** Holds the event loop, as a long synchronous job (or a backlog) would. */
+function busyWait(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // spin
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A storage that counts every call made to it. */
+function countedStorage(): { storage: PetStorage; calls: () => number } {
+  const inner = arrayStorage();
+  let calls = 0;
+  const storage = Object.fromEntries(
+    Object.entries(inner).map(([name, method]) => [
+      name,
+      (...args: unknown[]) => {
+        calls++;
+        return (method as (...a: unknown[]) => unknown)(...args);
+      },
+    ]),
+  ) as unknown as PetStorage;
+  return { storage, calls: () => calls };
+}
+
+/** A create whose body stream records whether anyone started reading it. */
+function createWithWatchedBody(): { request: PetStoreRequest; pulled: () => boolean } {
+  let pulled = false;
+  const bytes = new TextEncoder().encode('{"name":"Rex","categoryId":1}');
+  const body: AsyncIterable<Uint8Array> = {
+    async *[Symbol.asyncIterator]() {
+      pulled = true;
+      yield bytes;
+    },
+  };
+  const request = {
+    method: 'POST',
+    path: '/pets',
+    headers: { ...AUTH, 'content-type': 'application/json', 'idempotency-key': 'shed-1' },
+    body,
+  };
+  return { request, pulled: () => pulled };
+}
+
+/** Asks until a request is served again (the loop back on time), within a deadline. */
+async function servedAgain(store: ReturnType<typeof createPetStore>, deadlineMs = 5_000) {
+  const deadline = performance.now() + deadlineMs;
+  for (;;) {
+    const res = await store.handle(list);
+    if (res.status !== 503 || performance.now() > deadline) return res;
+    await sleep(RESOLUTION_MS);
+  }
+}
+
+const storeWith = (options: Partial<PetStoreOptions>) => {
+  const { storage, calls } = countedStorage();
+  const events: ResponseEvent[] = [];
+  const errors: unknown[] = [];
+  const store = createPetStore({
+    storage,
+    apiKeys: [KEY],
+    hooks: { onResponse: (event) => events.push(event), onError: (event) => errors.push(event) },
+    ...options,
+  });
+  return { store, calls, events, errors };
+};
+
+// A limit well above what a busy test machine adds by itself, and a block well above the limit.
+const LIMIT_MS = 150;
+const BLOCK_MS = 400;
+
+afterEach(async () => {
+  vi.unstubAllGlobals();
+  // Let the timers of the stores above run out, so no test starts inside another's shedding.
+  await sleep(RESOLUTION_MS * 3);
+});
+
+describe('load shedding on a late event loop', () => {
+  it('answers the next request 503 at once, before its body or the storage, then serves again', async () => {
+    const { store, calls, events, errors } = storeWith({
+      loadShedding: { maxEventLoopDelayMs: LIMIT_MS, retryAfterSeconds: 7 },
+    });
+    expect((await store.handle(list)).status).toBe(200);
+    const before = calls();
+    // The first request armed the timer; nothing lets it fire while the loop is held.
+    busyWait(BLOCK_MS);
+    const { request, pulled } = createWithWatchedBody();
+    const shed = await store.handle(request);
+    expect(shed.status).toBe(503);
+    expect(shed.headers['retry-after']).toBe('7');
+    expect(shed.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(shed.headers['x-request-id']).toMatch(/\S/);
+    expect(JSON.parse(shed.body ?? '')).toEqual({
+      code: 'service_unavailable',
+      message: 'The pet store is overloaded; retry later.',
+      status: 503,
+    });
+    expect(pulled()).toBe(false);
+    expect(calls()).toBe(before);
+    expect(events.at(-1)).toMatchObject({
+      status: 503,
+      cause: 'shed_event_loop_delay',
+      route: undefined,
+      operationId: undefined,
+    });
+    // Shedding is no error of anyone's: nothing for onError.
+    expect(errors).toEqual([]);
+
+    const again = await servedAgain(store);
+    expect(again.status).toBe(200);
+    expect(calls()).toBeGreaterThan(before);
+  });
+
+  it('sheds every request alike, before authentication, routing and the document', async () => {
+    const { store } = storeWith({ loadShedding: { maxEventLoopDelayMs: LIMIT_MS } });
+    await store.handle(list);
+    busyWait(BLOCK_MS);
+    const requests: PetStoreRequest[] = [
+      { method: 'GET', path: '/pets', headers: {} },
+      { method: 'GET', path: '/pets', headers: { authorization: 'Bearer wrong-key-0123456789' } },
+      { method: 'GET', path: '/nowhere', headers: AUTH },
+      { method: 'DELETE', path: '/pets', headers: AUTH },
+      { method: 'GET', path: '/openapi.json', headers: {} },
+      { method: 'GET', path: '/pets/7', headers: AUTH },
+    ];
+    const answers = [];
+    for (const request of requests) answers.push(await store.handle(request));
+    expect(answers.map((res) => [res.status, res.headers['retry-after']])).toEqual(
+      requests.map(() => [503, '10']),
+    );
+    // No deprecation headers: like a 401, the answer comes before the operation.
+    expect(answers.at(-1)?.headers.deprecation).toBeUndefined();
+    expect((await servedAgain(store)).status).toBe(200);
+  });
+
+  it('is on by default, at 1000 ms', async () => {
+    const { store, events } = storeWith({});
+    await store.handle(list);
+    busyWait(1_200);
+    expect((await store.handle(list)).status).toBe(503);
+    expect(events.at(-1)?.cause).toBe('shed_event_loop_delay');
+    expect((await servedAgain(store)).status).toBe(200);
+  });
+
+  it('keeps serving a loop that is late by less than the limit', async () => {
+    const { store } = storeWith({ loadShedding: { maxEventLoopDelayMs: 5_000 } });
+    await store.handle(list);
+    busyWait(BLOCK_MS);
+    expect((await store.handle(list)).status).toBe(200);
+  });
+
+  it('does nothing with `false`, or with both limits 0', async () => {
+    for (const loadShedding of [false, { maxEventLoopDelayMs: 0 }] as const) {
+      const { store, events } = storeWith({ loadShedding });
+      const timers = vi.spyOn(globalThis, 'setTimeout');
+      try {
+        await store.handle(list);
+        busyWait(BLOCK_MS);
+        expect((await store.handle(list)).status).toBe(200);
+        expect(events.map((event) => event.cause)).toEqual([undefined, undefined]);
+        expect(timers).not.toHaveBeenCalled();
+      } finally {
+        timers.mockRestore();
+      }
+    }
+  });
+});
+
+describe('load shedding on a full heap', () => {
+  it('sheds while the heap in use is over maxHeapUsedBytes', async () => {
+    const { store, calls, events } = storeWith({
+      loadShedding: { maxEventLoopDelayMs: 0, maxHeapUsedBytes: 1 },
+    });
+    const res = await store.handle(list);
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('10');
+    expect(calls()).toBe(0);
+    expect(events.map((event) => event.cause)).toEqual(['shed_heap_used']);
+    await sleep(RESOLUTION_MS * 3);
+    expect((await store.handle(list)).status).toBe(503);
+  });
+
+  it('serves under the limit, and without process.memoryUsage (workerd, browsers)', async () => {
+    const roomy = storeWith({ loadShedding: { maxHeapUsedBytes: Number.MAX_SAFE_INTEGER } });
+    expect((await roomy.store.handle(list)).status).toBe(200);
+    // The monitor reads what the host has once, when the store is made.
+    const memoryUsage = process.memoryUsage;
+    Object.assign(process, { memoryUsage: undefined });
+    let blind: ReturnType<typeof storeWith>;
+    try {
+      blind = storeWith({ loadShedding: { maxEventLoopDelayMs: 0, maxHeapUsedBytes: 1 } });
+    } finally {
+      Object.assign(process, { memoryUsage });
+    }
+    expect((await blind.store.handle(list)).status).toBe(200);
+  });
+});
+
+describe('the load monitor', () => {
+  it('holds a timer only while requests come: none once the store is idle', async () => {
+    const monitor = createLoadMonitor({
+      maxEventLoopDelayMs: LIMIT_MS,
+      maxHeapUsedBytes: Number.MAX_SAFE_INTEGER,
+      retryAfterSeconds: 1,
+    });
+    expect(monitor?.armed).toBe(false);
+    expect(monitor?.check(performance.now())).toBeUndefined();
+    expect(monitor?.armed).toBe(true);
+    // Many requests, one timer.
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    for (let i = 0; i < 1000; i++) monitor?.check(performance.now());
+    expect(timers).not.toHaveBeenCalled();
+    timers.mockRestore();
+    await sleep(RESOLUTION_MS * 4);
+    expect(monitor?.armed).toBe(false);
+    // After a late loop it measures until on time, then stops.
+    monitor?.check(performance.now());
+    busyWait(BLOCK_MS);
+    expect(monitor?.check(performance.now())).toBe('shed_event_loop_delay');
+    const deadline = performance.now() + 5_000;
+    while (monitor?.armed && performance.now() < deadline) await sleep(RESOLUTION_MS);
+    expect(monitor?.armed).toBe(false);
+    expect(monitor?.check(performance.now())).toBeUndefined();
+  });
+
+  it('is not made where timers end with their request (workerd)', () => {
+    vi.stubGlobal('navigator', { userAgent: 'Cloudflare-Workers' });
+    const limits = { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: 0, retryAfterSeconds: 10 };
+    expect(createLoadMonitor(limits)).toBeUndefined();
+    vi.unstubAllGlobals();
+    expect(createLoadMonitor(limits)).toBeDefined();
+  });
+
+  it('lets a process that served requests exit on its own, promptly', async () => {
+    const script = fileURLToPath(new URL('./support/serve-then-idle.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=@petstore/source', script],
+      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let answeredAt = 0;
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (answeredAt === 0 && out.includes('answered')) answeredAt = performance.now();
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const [code] = await once(child, 'exit');
+    clearTimeout(killer);
+    expect(out).toContain('answered 200 503');
+    expect(code, out).toBe(0);
+    // The last timer fires 10 ms after the last request; a late one arms one more.
+    expect(performance.now() - answeredAt).toBeLessThan(2_000);
+  });
+});
+
+describe('the loadShedding option', () => {
+  const make = (loadShedding: unknown) => () =>
+    createPetStore({
+      storage: arrayStorage(),
+      apiKeys: [KEY],
+      loadShedding: loadShedding as PetStoreOptions['loadShedding'],
+    });
+
+  it('refuses values that are not limits, saying which and why', () => {
+    const cases: [unknown, RegExp][] = [
+      [true, /loadShedding must be false or an object of limits, got true/],
+      ['on', /loadShedding must be false or an object/],
+      [null, /loadShedding must be false or an object/],
+      [
+        { maxEventLoopDelayMs: -1 },
+        /loadShedding.maxEventLoopDelayMs must be a number of at least 0 \(0 turns this check off\), got -1/,
+      ],
+      [{ maxEventLoopDelayMs: Number.NaN }, /maxEventLoopDelayMs.*got NaN/],
+      [{ maxEventLoopDelayMs: Number.POSITIVE_INFINITY }, /maxEventLoopDelayMs.*got Infinity/],
+      [{ maxEventLoopDelayMs: '100' }, /maxEventLoopDelayMs.*got "100"/],
+      [{ maxHeapUsedBytes: 1.5 }, /loadShedding.maxHeapUsedBytes must be an integer of at least 0/],
+      [{ maxHeapUsedBytes: -1 }, /maxHeapUsedBytes/],
+      [
+        { retryAfterSeconds: 0.5 },
+        /loadShedding.retryAfterSeconds must be an integer of at least 0, got 0.5/,
+      ],
+      [{ retryAfterSeconds: -1 }, /retryAfterSeconds/],
+    ];
+    for (const [value, message] of cases) expect(make(value), String(value)).toThrow(message);
+    for (const [value] of cases) expect(make(value)).toThrow(TypeError);
+  });
+
+  it('takes false, an empty object (the defaults), and any limits at or above 0', () => {
+    for (const fine of [
+      undefined,
+      false,
+      {},
+      { maxEventLoopDelayMs: 0.5 },
+      { maxEventLoopDelayMs: 0, maxHeapUsedBytes: 512 * 1024 * 1024 },
+      { retryAfterSeconds: 0 },
+    ]) {
+      expect(make(fine), JSON.stringify(fine)).not.toThrow();
+    }
+  });
+});
+
+describe('the document under load shedding', () => {
+  // biome-ignore lint/suspicious/noExplicitAny: walking a parsed document in assertions only.
+  type Json = Record<string, any>;
+  const documentOf = (loadShedding: PetStoreOptions['loadShedding']) =>
+    createPetStore({ storage: arrayStorage(), apiKeys: [KEY], loadShedding })
+      .openApiDocument as Json;
+  const operations = (document: Json) =>
+    Object.values(document.paths as Json).flatMap((item) => Object.values(item as Json));
+
+  it('documents a 503 with Retry-After on every operation while it is on (the default)', () => {
+    const document = documentOf(undefined);
+    for (const operation of operations(document)) {
+      const unavailable = operation.responses['503'];
+      expect(unavailable, operation.operationId).toBeDefined();
+      expect(unavailable.headers['Retry-After']).toBeDefined();
+      expect(unavailable.description).toMatch(/overloaded/);
+    }
+  });
+
+  it('documents only the storage 503s, in their own words, with `false`', () => {
+    const document = documentOf(false);
+    const served = document.paths['/openapi.json'].get;
+    expect(served.responses['503']).toBeUndefined();
+    expect(document.paths['/pets'].get.responses['503'].description).toBe(
+      'Storage unreachable (`service_unavailable`); retry after `Retry-After` seconds.',
+    );
+  });
+});
