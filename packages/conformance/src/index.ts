@@ -5,6 +5,7 @@ export {
 } from './adapter-scenarios.js';
 export { storeForCase } from './conformance/case-store.js';
 export { conformanceCases } from './conformance/cases.js';
+export { API_KEY, SECOND_API_KEY } from './conformance/helpers.js';
 export { type RunConformanceOptions, runConformance } from './conformance/run.js';
 export type {
   CaseContext,
