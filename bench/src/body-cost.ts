@@ -8,7 +8,7 @@
 import { cpuUsage } from 'node:process';
 import type { PetStore, PetStoreRequest } from '@petstore/core';
 import { AUTHORIZATION } from './fixtures.js';
-import { benchStore, seededMemoryStorage } from './servers/ours.js';
+import { loopStore, seededMemoryStorage } from './servers/ours.js';
 import { median } from './stats.js';
 
 const MAX_RATIO = 5;
@@ -57,7 +57,7 @@ async function cpuPerCall(store: PetStore, body: string): Promise<number> {
   return (used.user + used.system) / calls;
 }
 
-const store = benchStore(await seededMemoryStorage());
+const store = loopStore(await seededMemoryStorage());
 const names = Object.keys(BODIES);
 const samples = new Map(names.map((name) => [name, [] as number[]]));
 for (let round = 1; round <= rounds; round++) {

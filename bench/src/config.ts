@@ -1,3 +1,4 @@
+import type { RoundPlan } from './interleave.js';
 import type { Framework } from './results.js';
 
 /** Hosts with a bare route and our adapter side by side; node:http is the floor every Node host stands on. */
@@ -12,15 +13,8 @@ export const FRAMEWORKS = [
 /** How long and how big each measurement runs; `--smoke` shrinks everything to seconds. */
 export interface BenchConfig {
   readonly mode: 'full' | 'smoke';
-  readonly http: {
-    readonly connections: number;
-    readonly warmupSeconds: number;
-    readonly secondsPerRun: number;
-    /** Each side runs this many times, interleaved with the other. */
-    readonly rounds: number;
-    /** Smoke runs stop after this many requests (bounded by the seconds above as well). */
-    readonly maxRequestsPerRun?: number;
-  };
+  /** Section 1: every server runs once per round, rounds interleaved (interleave.ts). */
+  readonly http: RoundPlan;
   readonly core: {
     readonly rounds: number;
     readonly secondsPerRound: number;
@@ -33,29 +27,19 @@ export interface BenchConfig {
     readonly postgresBatch: number;
     readonly sqliteBatch: number;
   };
-  readonly postgres: {
-    readonly connections: number;
-    readonly warmupSeconds: number;
-    readonly secondsPerRun: number;
-    readonly rounds: number;
-    readonly maxRequestsPerRun?: number;
-  };
-  /** Section 7: ours against the bare node:sqlite route. */
-  readonly sqlite: {
-    readonly connections: number;
-    readonly warmupSeconds: number;
-    readonly secondsPerRun: number;
-    readonly rounds: number;
-    readonly maxRequestsPerRun?: number;
-  };
+  /** Section 4: ours, the hand-written pg peer and its copy, per path and workload. */
+  readonly postgres: RoundPlan;
+  /** Section 7: ours against the bare node:sqlite route and its copy. */
+  readonly sqlite: RoundPlan;
   readonly memoryPets: number;
 }
 
 export const FULL: BenchConfig = {
   mode: 'full',
   // A 3 s warm-up left the first side of a round 30-40% low; the bench checks the first round
-  // against the later ones (the steady-state row of RESULTS.md).
-  http: { connections: 20, warmupSeconds: 8, secondsPerRun: 5, rounds: 4 },
+  // against the later ones (the steady-state row of RESULTS.md). Five rounds at least: every
+  // ratio is the median of its rounds.
+  http: { connections: 20, warmupSeconds: 8, secondsPerRun: 3, rounds: 5 },
   core: { rounds: 3, secondsPerRound: 2, maxCalls: 10_000_000 },
   pages: {
     sizes: [1_000, 100_000, 1_000_000],
@@ -64,8 +48,8 @@ export const FULL: BenchConfig = {
     postgresBatch: 200,
     sqliteBatch: 1_000,
   },
-  postgres: { connections: 16, warmupSeconds: 4, secondsPerRun: 5, rounds: 3 },
-  sqlite: { connections: 16, warmupSeconds: 4, secondsPerRun: 5, rounds: 3 },
+  postgres: { connections: 16, warmupSeconds: 4, secondsPerRun: 3, rounds: 5 },
+  sqlite: { connections: 16, warmupSeconds: 4, secondsPerRun: 3, rounds: 5 },
   memoryPets: 1_000_000,
 };
 
@@ -106,18 +90,18 @@ export const SMOKE: BenchConfig = {
 export function plannedSeconds(config: BenchConfig, frameworks: number = FRAMEWORKS.length) {
   const { http, core, postgres: pg, sqlite } = config;
   const full = config.mode === 'full';
-  const httpRuns = full
-    ? frameworks * 2 * (2 * http.rounds * http.secondsPerRun + 2 * http.warmupSeconds)
-    : 5;
+  // Each framework's two sides (raw shares ours with node) and the control, two operations.
+  const servers = 2 * frameworks + 1;
+  const httpRuns = full ? 2 * servers * (http.rounds * http.secondsPerRun + http.warmupSeconds) : 5;
   return {
     postgresStart: full ? 4 : 2,
     adapterOverhead: httpRuns + (full ? 6 : 3),
     coreAlone: 4 * core.rounds * core.secondsPerRound + 0.5,
     pageCost: full ? 45 : 1,
-    // Two paths (direct, PgBouncer) x three workloads x two sides.
-    postgres: full ? 12 * (pg.rounds * pg.secondsPerRun + pg.warmupSeconds) + 10 : 6,
-    // Three workloads x two sides, and the files' seeding.
-    sqlite: full ? 6 * (sqlite.rounds * sqlite.secondsPerRun + sqlite.warmupSeconds) + 5 : 3,
+    // Two paths (direct, PgBouncer) x three workloads x three servers (ours, peer, its copy).
+    postgres: full ? 18 * (pg.rounds * pg.secondsPerRun + pg.warmupSeconds) + 10 : 6,
+    // Three workloads x three servers, and the files' seeding.
+    sqlite: full ? 9 * (sqlite.rounds * sqlite.secondsPerRun + sqlite.warmupSeconds) + 5 : 3,
     memory: full ? 8 : 1,
   };
 }

@@ -5,11 +5,11 @@
  * For section 2's ratios alone (handle() against its baseline): src/core-alone-run.ts.
  */
 import { coreRequests } from './measurements/core-alone.js';
-import { benchStore, seededMemoryStorage } from './servers/ours.js';
+import { loopStore, seededMemoryStorage } from './servers/ours.js';
 
 const operation = process.argv[2] === 'create' ? 'create' : 'list';
 const seconds = Math.min(60, Number(process.argv[3] ?? 5));
-const store = benchStore(await seededMemoryStorage());
+const store = loopStore(await seededMemoryStorage());
 const request = coreRequests[operation];
 const deadline = performance.now() + seconds * 1000;
 const started = performance.now();

@@ -1,6 +1,9 @@
 /**
  * One bench server under autocannon load, with a CPU profile of the server:
  *   node --conditions=@petstore/source --import tsx src/profile-server.ts fastify-ours list 10 [dir]
+ * The first argument is a kind of entry.ts, or a whole spec as JSON (the PostgreSQL kinds need
+ * one: `{"kind":"node-peer-postgres","databaseUrl":...,"schema":...,"poolMax":16}`, on a schema
+ * seeded beforehand).
  * The server child runs pinned like in the bench, with `--cpu-prof`; its
  * `.cpuprofile` lands in `dir` (default: a new temp dir, printed).
  */
@@ -9,17 +12,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOAD_CPU, pinSelf } from './cpu.js';
 import { withCpu } from './cpu-usage.js';
+import { describe } from './interleave.js';
 import { load } from './load.js';
-import { describe, requestSpec, startServer } from './measurements/adapter-overhead.js';
+import { requestSpec, startServer } from './measurements/adapter-overhead.js';
 import type { ServerSpec } from './servers/spec.js';
 
-const kind = (process.argv[2] ?? 'fastify-ours') as ServerSpec['kind'];
+const specArg = process.argv[2] ?? 'fastify-ours';
+const spec = (specArg.startsWith('{') ? JSON.parse(specArg) : { kind: specArg }) as ServerSpec;
+const kind = spec.kind;
 const operation = process.argv[3] === 'create' ? 'create' : 'list';
 const seconds = Math.min(60, Number(process.argv[4] ?? 10));
 const dir = process.argv[5] ?? (await mkdtemp(join(tmpdir(), 'petstore-profile-')));
 
 pinSelf(LOAD_CPU);
-const server = await startServer({ kind } as ServerSpec, [
+const server = await startServer(spec, [
   '--cpu-prof',
   '--cpu-prof-interval=100',
   `--cpu-prof-dir=${dir}`,

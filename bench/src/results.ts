@@ -19,8 +19,49 @@ export interface Target {
   readonly name: string;
   /** Human form of the target: `>= 0.90`. */
   readonly target: string;
+  /** For a ratio of rounds, their median: a target holds on it. */
   readonly actual: number;
   readonly pass: boolean;
+  /** The lowest and highest round, where the figure is a median of rounds. */
+  readonly min?: number;
+  readonly max?: number;
+  /**
+   * Its section's control (a server against a copy of itself) read further than ±5% from 1: the
+   * machine's noise is as large as the question, so the target neither passes nor fails.
+   */
+  readonly noisy?: boolean;
+}
+
+/** Per-round ratios (run k of one side over run k of the other): their median, min and max. */
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  readonly rounds: number[];
+}
+
+/** One server against a second copy of itself, in the same rounds as the rows it vouches for. */
+export interface Control {
+  /** Which server was doubled. */
+  readonly what: string;
+  readonly throughput: Spread;
+  readonly p99: Spread;
+  /** Past ±5% (the median ratio's distance from 1): the rows' targets read noisy. */
+  readonly noisy: { readonly throughput: boolean; readonly p99: boolean };
+}
+
+/** The ratios of one comparison, each the median of its rounds with min and max. */
+export interface Ratios {
+  readonly throughput: Spread;
+  readonly p99: Spread;
+  /** Server CPU per request, ours / hand-written; null where /proc is missing. */
+  readonly serverCpu: Spread | null;
+  /** The medians above, for tables. */
+  readonly throughputRatio: number;
+  readonly p99Ratio: number;
+  readonly serverCpuRatio: number | null;
+  /** The section's control for this workload, measured in the same rounds. */
+  readonly control?: Control | undefined;
 }
 
 export interface RunFigures {
@@ -38,22 +79,23 @@ export interface RunFigures {
 }
 
 /**
- * The hosts the adapter overhead is measured on; `raw` is `@petstore/node`
- * against the runtime's ceiling (a raw node:http server doing no checks).
+ * The hosts the adapter overhead is measured on. `node` and `fastify` are against hand-written
+ * peers of the whole contract (src/peers); `express` and `hapi` against their two bare routes;
+ * `raw` is `@petstore/node` against a raw node:http server that skips the contract, reported
+ * as the contract's cost in server CPU per request, with no target.
  */
 export type Framework = 'express' | 'hapi' | 'node' | 'fastify' | 'raw';
 
-export interface AdapterOverhead {
+export interface AdapterOverhead extends Ratios {
   readonly framework: Framework;
   readonly operation: 'list' | 'create';
+  /** What the hand-written side is: a peer of the whole contract, bare routes, or the raw server. */
+  readonly peer: string;
   readonly connections: number;
   readonly secondsPerRun: number;
+  /** The hand-written side. */
   readonly bare: RunFigures;
   readonly ours: RunFigures;
-  readonly throughputRatio: number;
-  readonly p99Ratio: number;
-  /** Server CPU per request, ours / bare: the overhead with the load generator taken out. */
-  readonly serverCpuRatio: number | null;
 }
 
 export interface CoreAlone {
@@ -82,16 +124,25 @@ export interface PageCostRow {
 export type PostgresPath = 'direct' | 'pgbouncer';
 export type PostgresWorkload = 'create' | 'keyed create' | 'list';
 
-/** One workload on PostgreSQL through one path: the bare node:http route against ours. */
-export interface PostgresRow {
+/** One workload on PostgreSQL through one path: the hand-written node:http + pg peer against ours. */
+export interface PostgresRow extends Ratios {
   readonly path: PostgresPath;
   readonly workload: PostgresWorkload;
+  /** The peer. */
   readonly bare: RunFigures;
   readonly ours: RunFigures;
-  readonly throughputRatio: number;
-  readonly p99Ratio: number;
-  /** Server CPU per request, ours / bare. */
-  readonly serverCpuRatio: number | null;
+  /** PostgreSQL's CPU µs per request (every postgres process), median of rounds; null without /proc. */
+  readonly postgresCpuMicros: { readonly bare: number | null; readonly ours: number | null };
+}
+
+/** What one side says to PostgreSQL per request (direct path, through a counting proxy). */
+export interface WireRow {
+  readonly workload: PostgresWorkload;
+  readonly side: 'peer' | 'ours';
+  readonly requests: number;
+  readonly bytesToDatabase: number;
+  readonly bytesFromDatabase: number;
+  readonly roundTrips: number;
 }
 
 export interface PostgresVsBare {
@@ -100,6 +151,8 @@ export interface PostgresVsBare {
   readonly secondsPerRun: number;
   readonly rounds: number;
   readonly rows: PostgresRow[];
+  /** Per request on the wire to PostgreSQL, both sides (direct path). */
+  readonly wire: WireRow[];
   /** Why the PgBouncer rows are missing, when they are. */
   readonly pgbouncerMissing?: string;
 }
@@ -107,14 +160,10 @@ export interface PostgresVsBare {
 export type SqliteWorkload = 'list' | 'create' | 'keyed create';
 
 /** One workload on SQLite: the bare node:http route with node:sqlite against ours. */
-export interface SqliteRow {
+export interface SqliteRow extends Ratios {
   readonly workload: SqliteWorkload;
   readonly bare: RunFigures;
   readonly ours: RunFigures;
-  readonly throughputRatio: number;
-  readonly p99Ratio: number;
-  /** Server CPU per request, ours / bare. */
-  readonly serverCpuRatio: number | null;
   /** p99 delay of each server's event loop (ms) per run, from monitorEventLoopDelay in the child. */
   readonly eventLoopP99Ms: {
     readonly bare: (number | null)[];

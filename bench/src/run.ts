@@ -14,6 +14,7 @@ import { availableParallelism, cpus, loadavg, platform, release, tmpdir, totalme
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { adapterCharts, type Chart, databaseCharts, pageCostChart, writeCharts } from './charts.js';
 import { FRAMEWORKS, FULL, plannedSeconds, SMOKE } from './config.js';
 import { canPin, LOAD_CPU, pinSelf, SERVER_CPU } from './cpu.js';
 import { measureAdapterOverhead } from './measurements/adapter-overhead.js';
@@ -31,10 +32,12 @@ import { type BenchDatabase, startDatabase } from './postgres.js';
 import { dropSchemas } from './postgres-seed.js';
 import { Progress } from './progress.js';
 import {
+  type ChartLines,
   renderAdapterMarkdown,
   renderJson,
   renderMarkdown,
   renderSqliteMarkdown,
+  targetCount,
 } from './report.js';
 import type {
   AdapterResults,
@@ -45,7 +48,7 @@ import type {
   SqliteResults,
 } from './results.js';
 import { QUIET_LOAD, waitForQuiet } from './settle.js';
-import { adapterTargets, allTargets, sqliteOnlyTargets } from './targets.js';
+import { adapterTargets, allTargets, failing, sqliteOnlyTargets } from './targets.js';
 
 // `pnpm bench -- --strict` hands the script a literal `--` before the options.
 const argv = process.argv.slice(2);
@@ -157,15 +160,29 @@ async function adapterRowsOnly(frameworks: Framework[]): Promise<number> {
     targets: adapterOverhead.flatMap(adapterTargets),
     notes,
   };
+  return finish(results, adapterCharts(adapterOverhead), (charts) =>
+    renderAdapterMarkdown(results, charts),
+  );
+}
+
+/**
+ * Writes results.json, the charts and RESULTS.md (also to stdout); the exit code: 1 under
+ * `--strict` (a full run) when a target fails on its median and is not noisy.
+ */
+async function finish(
+  results: Results | AdapterResults | SqliteResults,
+  charts: readonly Chart[],
+  render: (charts: ChartLines) => string,
+): Promise<number> {
   const dir = await outputDir();
-  const markdown = renderAdapterMarkdown(results);
   await writeFile(join(dir, 'results.json'), renderJson(results));
+  const markdown = render(await writeCharts(dir, charts));
   await writeFile(join(dir, 'RESULTS.md'), markdown);
   process.stdout.write(`\n${markdown}\n`);
-  const failed = results.targets.filter((target) => !target.pass);
   progress.log(
-    `wrote ${join(dir, 'RESULTS.md')} and results.json; ${results.targets.length - failed.length}/${results.targets.length} targets hold`,
+    `wrote ${join(dir, 'RESULTS.md')}, results.json and ${charts.length} charts; ${targetCount(results.targets)}`,
   );
+  const failed = results.targets.filter(failing);
   return flags.strict && config.mode === 'full' && failed.length > 0 ? 1 : 0;
 }
 
@@ -192,16 +209,11 @@ async function sqliteOnly(): Promise<number> {
     notes,
   };
   const results: SqliteResults = { ...partial, targets: sqliteOnlyTargets(partial) };
-  const dir = await outputDir();
-  const markdown = renderSqliteMarkdown(results);
-  await writeFile(join(dir, 'results.json'), renderJson(results));
-  await writeFile(join(dir, 'RESULTS.md'), markdown);
-  process.stdout.write(`\n${markdown}\n`);
-  const failed = results.targets.filter((target) => !target.pass);
-  progress.log(
-    `wrote ${join(dir, 'RESULTS.md')} and results.json; ${results.targets.length - failed.length}/${results.targets.length} targets hold`,
+  return finish(
+    results,
+    [pageCostChart(pageRows), ...databaseCharts('sqlite', sqlite.rows)],
+    (charts) => renderSqliteMarkdown(results, charts),
   );
-  return flags.strict && config.mode === 'full' && failed.length > 0 ? 1 : 0;
 }
 
 async function main(): Promise<number> {
@@ -272,15 +284,13 @@ async function main(): Promise<number> {
       notes,
     };
     const results: Results = { ...partial, targets: allTargets(partial) };
-    const dir = await outputDir();
-    await writeFile(join(dir, 'results.json'), renderJson(results));
-    await writeFile(join(dir, 'RESULTS.md'), renderMarkdown(results));
-    const failed = results.targets.filter((target) => !target.pass);
-    process.stdout.write(`\n${renderMarkdown(results)}\n`);
-    progress.log(
-      `wrote ${join(dir, 'RESULTS.md')} and results.json; ${results.targets.length - failed.length}/${results.targets.length} targets hold`,
-    );
-    return flags.strict && config.mode === 'full' && failed.length > 0 ? 1 : 0;
+    const charts = [
+      ...adapterCharts(adapterOverhead),
+      pageCostChart(pageRows),
+      ...('rows' in postgres ? databaseCharts('postgres', postgres.rows) : []),
+      ...databaseCharts('sqlite', sqlite.rows),
+    ];
+    return await finish(results, charts, (lines) => renderMarkdown(results, lines));
   } finally {
     if (database !== undefined) {
       // A shared server keeps nothing of ours; an embedded one goes away whole.

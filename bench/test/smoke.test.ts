@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +97,9 @@ test('the smoke bench runs every measurement and leaves the committed results al
     expect(row.bare.medianRps).toBeGreaterThan(0);
     expect(row.ours.medianRps).toBeGreaterThan(0);
     expect(row.ours.medianP99Ms).toBeGreaterThan(0);
+    // Every ratio is a median of paired rounds, beside the section's control.
+    expect(row.throughput.rounds).toHaveLength(row.bare.rps.length);
+    expect(row.control?.throughput.rounds).toHaveLength(row.bare.rps.length);
   }
   expect(results.coreAlone.map((row) => row.operation)).toEqual(['list', 'create']);
   expect(results.coreAlone.every((row) => row.medianCallsPerSecond > 0)).toBe(true);
@@ -125,7 +128,16 @@ test('the smoke bench runs every measurement and leaves the committed results al
   for (const row of pg.rows) {
     expect(row.bare.medianRps).toBeGreaterThan(0);
     expect(row.ours.medianRps).toBeGreaterThan(0);
+    expect(row.control?.what).toBe('the pg peer, twice');
   }
+  // What each side says to PostgreSQL per request, both sides of every workload.
+  expect(pg.wire.map((row) => `${row.workload} ${row.side}`)).toEqual(
+    ['create', 'keyed create', 'list'].flatMap((workload) => [
+      `${workload} peer`,
+      `${workload} ours`,
+    ]),
+  );
+  for (const row of pg.wire) expect(row.roundTrips).toBeGreaterThan(0);
   expect(results.sqlite.rows.map((row) => row.workload)).toEqual([
     'list',
     'create',
@@ -143,19 +155,34 @@ test('the smoke bench runs every measurement and leaves the committed results al
   expect(results.docsAssets.cases.map((row) => row.key)).toEqual(['old', 'br', 'floor', '304']);
   for (const row of results.docsAssets.cases) expect(row.medianRps).toBeGreaterThan(0);
   // Every target appears with a verdict, though a smoke run enforces none.
-  // Adapter rows 2 each, the steady-state check, core list, pages 2 each, PostgreSQL create 3,
-  // keyed create and list 1 each per path, SQLite 2 per workload, memory, docs asset 2.
+  // Adapter rows 2 each but raw (reported, no target), the steady-state check, pages 2 each,
+  // PostgreSQL 2 per workload per path, SQLite 2 per workload, memory, docs asset 2.
   expect(results.targets.length).toBe(
-    results.adapterOverhead.length * 2 +
-      1 +
+    (results.adapterOverhead.length - 2) * 2 +
       1 +
       results.pageCost.rows.length * 2 +
-      paths.length * 5 +
+      paths.length * 3 * 2 +
       3 * 2 +
       1 +
       2,
   );
-  expect(await readFile(join(outDir, 'RESULTS.md'), 'utf8')).toContain('Smoke run');
+  const markdown = await readFile(join(outDir, 'RESULTS.md'), 'utf8');
+  expect(markdown).toContain('Smoke run');
+  // The charts are drawn from these results, and RESULTS.md shows each one.
+  const charts = await readdir(join(outDir, 'charts'));
+  expect(charts.sort()).toEqual([
+    'memory-latency.svg',
+    'memory-throughput.svg',
+    'page-cost.svg',
+    'postgres-latency.svg',
+    'postgres-throughput.svg',
+    'sqlite-latency.svg',
+    'sqlite-throughput.svg',
+  ]);
+  for (const chart of charts) {
+    expect(markdown).toContain(`(charts/${chart})`);
+    expect(await readFile(join(outDir, 'charts', chart), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>$/);
+  }
   expect(await mtime(committedResults)).toBe(committedBefore);
 }, 140_000);
 
@@ -178,10 +205,10 @@ test('--only runs just the adapter rows of the frameworks named', async () => {
   expect(results.only).toEqual(['fastify']);
   expect(results.coreAlone).toBeUndefined();
   expect(results.targets.map((target) => target.name)).toEqual([
-    'fastify list: throughput ours/bare',
-    'fastify list: p99 ours/bare',
-    'fastify create: throughput ours/bare',
-    'fastify create: p99 ours/bare',
+    'fastify list: throughput ours/hand-written',
+    'fastify list: p99 ours/hand-written',
+    'fastify create: throughput ours/hand-written',
+    'fastify create: p99 ours/hand-written',
   ]);
   expect(output).not.toContain('starting PostgreSQL');
   expect(await mtime(committedResults)).toBe(committedBefore);

@@ -14,13 +14,18 @@ const figures = (rps: number[]): RunFigures => ({
   medianMachineCpuMicros: 50,
 });
 
+const one = { median: 1, min: 1, max: 1, rounds: [1] };
 const row = (bare: number[], ours: number[]): AdapterOverhead => ({
   framework: 'node',
   operation: 'list',
+  peer: 'a peer',
   connections: 20,
   secondsPerRun: 5,
   bare: figures(bare),
   ours: figures(ours),
+  throughput: one,
+  p99: one,
+  serverCpu: one,
   throughputRatio: 1,
   p99Ratio: 1,
   serverCpuRatio: 1,

@@ -1,18 +1,20 @@
 import { type BenchChild, startChild } from '../child.js';
 import { type BenchConfig, FRAMEWORKS } from '../config.js';
 import { SERVER_CPU } from '../cpu.js';
-import { withCpu } from '../cpu-usage.js';
 import { AUTHORIZATION, CREATE_BODY, CREATE_PATH, LIST_PATH } from '../fixtures.js';
-import { type LoadResult, type LoadSpec, load } from '../load.js';
+import { checked, type RunBounds, runInterleaved } from '../interleave.js';
+import type { LoadSpec } from '../load.js';
 import type { Progress } from '../progress.js';
 import type { AdapterOverhead, Framework } from '../results.js';
-import { compared, type MeasuredRun } from '../run-figures.js';
-import type { ServerSpec } from '../servers/spec.js';
+import { compared, control } from '../run-figures.js';
+import type { PlainServerKind, ServerSpec } from '../servers/spec.js';
 import { expectStatus, probe } from './http-probe.js';
 
 export const SERVER_ENTRY = new URL('../servers/entry.ts', import.meta.url);
 
 type Operation = 'list' | 'create';
+
+export type { RunBounds };
 
 export const startServer = (
   spec: ServerSpec,
@@ -21,12 +23,6 @@ export const startServer = (
   startChild(SERVER_ENTRY, [JSON.stringify(spec)], { cpu: SERVER_CPU, nodeFlags });
 
 export const base = (child: BenchChild): string => `http://127.0.0.1:${child.port}`;
-
-export interface RunBounds {
-  readonly connections: number;
-  readonly seconds: number;
-  readonly maxRequests?: number | undefined;
-}
 
 export function requestSpec(child: BenchChild, operation: Operation, bounds: RunBounds): LoadSpec {
   const { connections, seconds, maxRequests } = bounds;
@@ -95,94 +91,84 @@ export async function checkSameWork(
   }
 }
 
-/** One line of progress for a run. */
-export function describe(result: LoadResult, cpuSeconds: number | undefined): string {
-  const cpu =
-    cpuSeconds === undefined
-      ? ''
-      : `, server CPU ${((cpuSeconds * 1e6) / result.requests).toFixed(0)} µs/request`;
-  return `${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms${cpu}`;
+/** The hand-written side of each framework's row, and what it is. */
+const PEERS: Record<Framework, { readonly kind: PlainServerKind; readonly peer: string }> = {
+  node: { kind: 'node-peer', peer: 'hand-written node:http peer of the whole contract' },
+  fastify: { kind: 'fastify-peer', peer: 'hand-written Fastify 5 peer of the whole contract' },
+  express: { kind: 'express-bare', peer: 'two bare Express routes' },
+  hapi: { kind: 'hapi-bare', peer: 'two bare Hapi routes' },
+  raw: { kind: 'raw-bare', peer: 'raw node:http server that skips the contract' },
+};
+
+/** Our side of each row; `raw` reads @petstore/node's own runs. */
+const OURS: Record<Framework, PlainServerKind> = {
+  node: 'node-ours',
+  fastify: 'fastify-ours',
+  express: 'express-ours',
+  hapi: 'hapi-ours',
+  raw: 'node-ours',
+};
+
+/** Every server a section needs, once each, with the control: a second copy of the first peer. */
+function sectionServers(frameworks: readonly Framework[]): Map<string, PlainServerKind> {
+  const servers = new Map<string, PlainServerKind>();
+  for (const framework of frameworks) {
+    servers.set(`${framework} peer`, PEERS[framework].kind);
+    servers.set(`${OURS[framework]}`, OURS[framework]);
+  }
+  const first = frameworks[0];
+  if (first !== undefined) servers.set(CONTROL, PEERS[first].kind);
+  return servers;
 }
 
-/** A run with any failed request measures something else: stop the bench. */
-export function checked(what: string, result: LoadResult): LoadResult {
-  if (result.failures > 0 || result.requests === 0) {
-    throw new Error(`${what}: ${result.failures} failed requests, ${result.requests} succeeded`);
-  }
-  return result;
-}
+const CONTROL = 'control (copy)';
 
 /**
- * Bare route against our adapter, per framework and operation. Runs alternate
- * which side goes first (A B, B A, ...) so a drift of the machine over time
- * (thermal, noisy neighbours) falls on both sides alike; medians are reported.
+ * Every framework's hand-written side and ours, and the control, all started at once and run in
+ * the same interleaved rounds (see interleave.ts), list then create. Each row's ratios are the
+ * median of its per-round ratios, with min and max.
  */
 export async function measureAdapterOverhead(
   config: BenchConfig,
   progress: Progress,
   frameworks: readonly Framework[] = FRAMEWORKS,
 ): Promise<AdapterOverhead[]> {
-  const {
-    connections,
-    warmupSeconds,
-    secondsPerRun,
-    rounds,
-    maxRequestsPerRun: maxRequests,
-  } = config.http;
-  const results: AdapterOverhead[] = [];
-  for (const framework of frameworks) {
-    progress.log(
-      `adapter overhead: starting ${framework} servers (bare and ours) on the server core`,
-    );
-    const [bare, ours] = await Promise.all([
-      startServer({ kind: `${framework}-bare` }),
-      startServer({ kind: `${framework}-ours` }),
-    ]);
-    try {
-      await checkSameWork(bare, ours, framework);
-      for (const operation of ['list', 'create'] as const) {
-        const sides = { bare, ours };
-        for (const side of ['bare', 'ours'] as const) {
-          progress.log(
-            `adapter overhead: ${framework} ${operation} warm-up ${side} (${warmupSeconds}s)`,
-          );
-          checked(
-            `warm-up ${side}`,
-            await load(
-              requestSpec(sides[side], operation, {
-                connections,
-                seconds: warmupSeconds,
-                maxRequests,
-              }),
-            ),
-          );
-          progress.done(warmupSeconds);
-        }
-        const runs: Record<'bare' | 'ours', MeasuredRun[]> = { bare: [], ours: [] };
-        for (let round = 1; round <= rounds; round++) {
-          const order = round % 2 === 1 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
-          for (const side of order) {
-            const what = `${framework} ${operation} ${side} round ${round}/${rounds}`;
-            const child = sides[side];
-            const bounds = { connections, seconds: secondsPerRun, maxRequests };
-            const run = await withCpu(child.pid, () => load(requestSpec(child, operation, bounds)));
-            const result = checked(what, run.result);
-            runs[side].push({ load: result, cpu: run.cpu });
-            progress.done(secondsPerRun);
-            progress.log(`adapter overhead: ${what}: ${describe(result, run.cpu.process)}`);
-          }
-        }
+  const plan = config.http;
+  const servers = sectionServers(frameworks);
+  progress.log(`adapter overhead: starting ${servers.size} servers on the server core`);
+  const children = new Map<string, BenchChild>();
+  try {
+    for (const [name, kind] of servers) children.set(name, await startServer({ kind }));
+    const child = (name: string) => children.get(name) as BenchChild;
+    for (const framework of frameworks) {
+      await checkSameWork(child(`${framework} peer`), child(OURS[framework]), framework);
+    }
+    const results: AdapterOverhead[] = [];
+    for (const operation of ['list', 'create'] as const) {
+      const contestants = [...children].map(([name, server]) => ({
+        name,
+        child: server,
+        spec: (bounds: RunBounds) => requestSpec(server, operation, bounds),
+      }));
+      const label = `adapter overhead ${operation}`;
+      const runs = await runInterleaved(contestants, plan, progress, label, checked);
+      const of = (name: string) => runs.get(name) ?? [];
+      const firstPeer = `${frameworks[0]} peer`;
+      const rowControl = control(`${firstPeer}, twice`, of(firstPeer), of(CONTROL));
+      for (const framework of frameworks) {
         results.push({
           framework,
           operation,
-          connections,
-          secondsPerRun,
-          ...compared(runs.bare, runs.ours),
+          peer: PEERS[framework].peer,
+          connections: plan.connections,
+          secondsPerRun: plan.secondsPerRun,
+          ...compared(of(`${framework} peer`), of(OURS[framework])),
+          control: rowControl,
         });
       }
-    } finally {
-      await Promise.all([bare.stop(), ours.stop()]);
     }
+    return results;
+  } finally {
+    await Promise.all([...children.values()].map((server) => server.stop()));
   }
-  return results;
 }

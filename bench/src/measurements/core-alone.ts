@@ -3,7 +3,7 @@ import type { BenchConfig } from '../config.js';
 import { AUTHORIZATION, CREATE_BODY } from '../fixtures.js';
 import type { Progress } from '../progress.js';
 import type { CoreAlone } from '../results.js';
-import { benchStore, seededMemoryStorage } from '../servers/ours.js';
+import { loopStore, seededMemoryStorage } from '../servers/ours.js';
 import { median } from '../stats.js';
 
 const createBody = Buffer.from(CREATE_BODY);
@@ -80,7 +80,7 @@ export async function measureCoreAlone(
 ): Promise<CoreAlone[]> {
   const { rounds, secondsPerRound, maxCalls } = config.core;
   const storage = await seededMemoryStorage();
-  const store = benchStore(storage);
+  const store = loopStore(storage);
   const expected = { list: 200, create: 201 };
   const results: CoreAlone[] = [];
   for (const operation of ['list', 'create'] as const) {

@@ -9,7 +9,7 @@ import { AUTHORIZATION } from '../fixtures.js';
 import { benchSchema, seedPostgres } from '../postgres-seed.js';
 import type { Progress } from '../progress.js';
 import type { PageCostRow } from '../results.js';
-import { benchStore, seededMemoryStorage } from '../servers/ours.js';
+import { loopStore, seededMemoryStorage } from '../servers/ours.js';
 import { seedSqlite } from '../sqlite-seed.js';
 import { median } from '../stats.js';
 
@@ -168,7 +168,7 @@ export async function measurePageCostMemory(
   for (const size of config.pages.sizes) {
     progress.log(`page cost: seeding memory storage with ${size.toLocaleString('en')} pets`);
     const storage = await seededMemoryStorage(size);
-    stores.push({ size, storage, store: benchStore(storage) });
+    stores.push({ size, storage, store: loopStore(storage) });
   }
   try {
     return await measureStorage(
@@ -208,7 +208,7 @@ export async function measurePageCostPostgres(
         schema,
         poolConfig: { max: 2 },
       });
-      stores.push({ size, storage, store: benchStore(storage) });
+      stores.push({ size, storage, store: loopStore(storage) });
     }
     return await measureStorage(
       'postgres',
@@ -239,7 +239,7 @@ export async function measurePageCostSqlite(
         `page cost: seeded SQLite ${path} with ${size.toLocaleString('en')} pets in ${((performance.now() - started) / 1000).toFixed(1)} s (recursive CTE)`,
       );
       const storage = createSqliteStorage({ path });
-      stores.push({ size, storage, store: benchStore(storage) });
+      stores.push({ size, storage, store: loopStore(storage) });
     }
     return await measureStorage(
       'sqlite',

@@ -1,97 +1,155 @@
 import { findPgBouncer, startPgBouncer } from '@petstore/test-postgres';
 import type { BenchChild } from '../child.js';
 import type { BenchConfig } from '../config.js';
-import { withCpu } from '../cpu-usage.js';
+import { postgresCpuSeconds } from '../cpu-usage.js';
+import { checked, type RunBounds, runInterleaved } from '../interleave.js';
 import { load } from '../load.js';
+import { seedPgPeer } from '../peers/index.js';
 import { benchSchema, seedPostgres } from '../postgres-seed.js';
 import type { Progress } from '../progress.js';
-import type { PostgresPath, PostgresRow, PostgresVsBare, PostgresWorkload } from '../results.js';
-import { compared, type MeasuredRun } from '../run-figures.js';
-import { checked, describe, type RunBounds, requestSpec, startServer } from './adapter-overhead.js';
+import type {
+  PostgresPath,
+  PostgresRow,
+  PostgresVsBare,
+  PostgresWorkload,
+  WireRow,
+} from '../results.js';
+import { compared, control, databaseCpuMicros } from '../run-figures.js';
+import { startWireCounter } from '../wire-count.js';
+import { requestSpec, startServer } from './adapter-overhead.js';
 
 /** The pets each schema starts with, so the list reads a full page and a next link. */
 const SEED = 1_000;
 const WORKLOADS: readonly PostgresWorkload[] = ['create', 'keyed create', 'list'];
 
-/** Both servers of one path: the bare node:http route and ours, on the same database. */
-export interface Pair {
-  readonly bare: BenchChild;
-  readonly ours: BenchChild;
-}
+/** The servers of one path: ours, the hand-written peer and a second copy of the peer. */
+type Trio = Record<'peer' | 'ours' | 'copy', BenchChild>;
 
-export async function startPair(
+/** Each server on a schema of its own, seeded alike, all on the same database server. */
+async function startTrio(
   databaseUrl: string,
-  schema: string,
+  connectAt: string,
+  path: PostgresPath,
   poolMax: number,
-): Promise<Pair> {
-  const spec = { databaseUrl, schema, poolMax };
-  const [bare, ours] = await Promise.all([
-    startServer({ kind: 'node-bare-postgres', ...spec }),
-    startServer({ kind: 'node-ours-postgres', ...spec }),
+  schemas: string[],
+): Promise<Trio & { readonly schema: Record<keyof Trio, string> }> {
+  const schema = {
+    ours: benchSchema(`pg_${path}`),
+    peer: benchSchema(`peer_${path}`),
+    copy: benchSchema(`copy_${path}`),
+  };
+  schemas.push(...Object.values(schema));
+  await seedPostgres(databaseUrl, schema.ours, SEED);
+  await seedPgPeer(databaseUrl, schema.peer, SEED);
+  await seedPgPeer(databaseUrl, schema.copy, SEED);
+  const spec = { databaseUrl: connectAt, poolMax };
+  // PgBouncer in transaction mode cannot carry named statements; ours sends unnamed ones anyway.
+  const peer = { namedStatements: path === 'direct' };
+  const [ours, peerServer, copy] = await Promise.all([
+    startServer({ kind: 'node-ours-postgres', ...spec, schema: schema.ours }),
+    startServer({ kind: 'node-peer-postgres', ...spec, ...peer, schema: schema.peer }),
+    startServer({ kind: 'node-peer-postgres', ...spec, ...peer, schema: schema.copy }),
   ]);
-  return { bare, ours };
+  return { ours, peer: peerServer, copy, schema };
 }
 
-/**
- * One load run of `workload` on one side of the pair. A keyed create is ours with a fresh
- * `Idempotency-Key` per request against the bare plain create (the bare route has no
- * idempotency to offer).
- */
-export function loadSide(
-  pair: Pair,
-  side: 'bare' | 'ours',
-  workload: PostgresWorkload,
-  bounds: RunBounds,
-): ReturnType<typeof load> {
-  return load({
-    ...requestSpec(pair[side], workload === 'list' ? 'list' : 'create', bounds),
-    idempotencyKeys: workload === 'keyed create' && side === 'ours',
-  });
-}
-
-/**
- * One workload through one path: the bare route against ours, rounds
- * interleaved (A B, B A, ...) after a warm-up of each (see loadSide for keyed
- * creates).
- */
+/** One workload through one path: the three servers in interleaved rounds, after a warm-up each. */
 async function measureWorkload(
   config: BenchConfig,
   progress: Progress,
   path: PostgresPath,
   workload: PostgresWorkload,
-  pair: Pair,
+  trio: Trio,
 ): Promise<PostgresRow> {
-  const { connections, warmupSeconds, secondsPerRun, rounds, maxRequestsPerRun } = config.postgres;
-  const run = async (side: 'bare' | 'ours', seconds: number): Promise<MeasuredRun> => {
-    const bounds = { connections, seconds, maxRequests: maxRequestsPerRun };
-    const { result, cpu } = await withCpu(pair[side].pid, () =>
-      loadSide(pair, side, workload, bounds),
-    );
-    return { load: checked(`postgres ${path} ${workload} ${side}`, result), cpu };
+  const contestants = (['peer', 'ours', 'copy'] as const).map((name) => ({
+    name,
+    child: trio[name],
+    spec: (bounds: RunBounds) => ({
+      ...requestSpec(trio[name], workload === 'list' ? 'list' : 'create', bounds),
+      idempotencyKeys: workload === 'keyed create',
+    }),
+    databaseCpuSeconds: postgresCpuSeconds,
+  }));
+  const label = `postgres ${path} ${workload}`;
+  const runs = await runInterleaved(contestants, config.postgres, progress, label, checked);
+  const of = (name: string) => runs.get(name) ?? [];
+  return {
+    path,
+    workload,
+    ...compared(of('peer'), of('ours')),
+    control: control('the pg peer, twice', of('peer'), of('copy')),
+    postgresCpuMicros: { bare: databaseCpuMicros(of('peer')), ours: databaseCpuMicros(of('ours')) },
   };
-  for (const side of ['bare', 'ours'] as const) await run(side, warmupSeconds);
-  progress.done(2 * warmupSeconds);
-  const runs: Record<'bare' | 'ours', MeasuredRun[]> = { bare: [], ours: [] };
-  for (let round = 1; round <= rounds; round++) {
-    const order = round % 2 === 1 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
-    for (const side of order) {
-      const measured = await run(side, secondsPerRun);
-      runs[side].push(measured);
-      progress.done(secondsPerRun);
-      progress.log(
-        `postgres ${path} ${workload} ${side} round ${round}/${rounds}: ${describe(measured.load, measured.cpu.process)}`,
-      );
+}
+
+/** Requests per side and workload in the wire count, and before it (connections opened, plans cached). */
+const WIRE_REQUESTS = { full: 3_000, smoke: 60 } as const;
+
+/**
+ * Per request, what each side says to PostgreSQL: bytes each way and round trips, through a
+ * counting proxy (wire-count.ts), on ours' and the peer's schemas of the direct path. Closed loop,
+ * counted by requests, so the proxy's hop does not matter.
+ */
+async function measureWire(
+  config: BenchConfig,
+  databaseUrl: string,
+  progress: Progress,
+  schemas: { readonly ours: string; readonly peer: string },
+): Promise<WireRow[]> {
+  const counter = await startWireCounter(databaseUrl);
+  const spec = { databaseUrl: counter.url, poolMax: config.postgres.connections };
+  const servers = {
+    ours: await startServer({ kind: 'node-ours-postgres', ...spec, schema: schemas.ours }),
+    peer: await startServer({ kind: 'node-peer-postgres', ...spec, schema: schemas.peer }),
+  };
+  const requests = WIRE_REQUESTS[config.mode];
+  const rows: WireRow[] = [];
+  try {
+    for (const workload of WORKLOADS) {
+      for (const side of ['peer', 'ours'] as const) {
+        const send = async (count: number) =>
+          checked(
+            `postgres wire ${workload} ${side}`,
+            await load({
+              ...requestSpec(servers[side], workload === 'list' ? 'list' : 'create', {
+                connections: config.postgres.connections,
+                seconds: 60,
+                maxRequests: count,
+              }),
+              idempotencyKeys: workload === 'keyed create',
+            }),
+          );
+        await send(Math.ceil(requests / 10));
+        counter.take();
+        const { requests: served } = await send(requests);
+        const counts = counter.take();
+        rows.push({
+          workload,
+          side,
+          requests: served,
+          bytesToDatabase: counts.bytesToDatabase / served,
+          bytesFromDatabase: counts.bytesFromDatabase / served,
+          roundTrips: counts.roundTrips / served,
+        });
+        progress.log(
+          `postgres wire ${workload} ${side}: ${(counts.roundTrips / served).toFixed(2)} round trips, ` +
+            `${Math.round(counts.bytesToDatabase / served)} B out, ${Math.round(counts.bytesFromDatabase / served)} B back per request`,
+        );
+      }
     }
+  } finally {
+    await Promise.all(Object.values(servers).map((server) => server.stop()));
+    await counter.close();
   }
-  return { path, workload, ...compared(runs.bare, runs.ours) };
+  return rows;
 }
 
 /**
- * PostgreSQL through `@petstore/node` + storage-postgres against a bare
- * `node:http` route that validates like the other bare routes and sends the
- * storage's own statements with `pg` on a pool of the same size: creates, keyed
- * creates and first pages, straight to PostgreSQL and through PgBouncer in
- * transaction mode (when a pgbouncer binary is found; the results say when not).
+ * PostgreSQL through `@petstore/node` + storage-postgres against the hand-written node:http +
+ * pg peer of the whole contract (src/peers), on pools of the same size: first pages, creates
+ * and keyed creates (the peer stores its claim with the pet in one transaction too), straight
+ * to PostgreSQL and through PgBouncer in transaction mode (when a pgbouncer binary is found;
+ * the results say when not), with the peer's copy as the control.
  */
 export async function measurePostgresVsBare(
   config: BenchConfig,
@@ -107,20 +165,21 @@ export async function measurePostgresVsBare(
   const paths: Array<[PostgresPath, string]> = [['direct', databaseUrl]];
   if (bouncer !== undefined) paths.push(['pgbouncer', bouncer.connectionString]);
   const rows: PostgresRow[] = [];
+  let wire: WireRow[] = [];
   try {
     for (const [path, url] of paths) {
-      const schema = benchSchema(`pg_${path}`);
-      schemas.push(schema);
-      await seedPostgres(databaseUrl, schema, SEED);
-      progress.log(`postgres ${path}: starting the bare route and ours (pool of ${poolMax})`);
-      const pair = await startPair(url, schema, poolMax);
+      progress.log(
+        `postgres ${path}: starting ours, the pg peer and its copy (pools of ${poolMax})`,
+      );
+      const trio = await startTrio(databaseUrl, url, path, poolMax, schemas);
       try {
         for (const workload of WORKLOADS) {
-          rows.push(await measureWorkload(config, progress, path, workload, pair));
+          rows.push(await measureWorkload(config, progress, path, workload, trio));
         }
       } finally {
-        await Promise.all([pair.bare.stop(), pair.ours.stop()]);
+        await Promise.all([trio.ours.stop(), trio.peer.stop(), trio.copy.stop()]);
       }
+      if (path === 'direct') wire = await measureWire(config, databaseUrl, progress, trio.schema);
     }
   } finally {
     await bouncer?.stop();
@@ -131,6 +190,7 @@ export async function measurePostgresVsBare(
     secondsPerRun,
     rounds,
     rows,
+    wire,
     ...('missing' in found ? { pgbouncerMissing: found.missing } : {}),
   };
 }

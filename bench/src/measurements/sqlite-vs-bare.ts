@@ -4,22 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchChild } from '../child.js';
 import type { BenchConfig } from '../config.js';
-import { withCpu } from '../cpu-usage.js';
 import { AUTHORIZATION, CREATE_BODY, CREATE_PATH, LIST_SEED_SIZE } from '../fixtures.js';
-import { load } from '../load.js';
+import { checked, type RunBounds, runInterleaved } from '../interleave.js';
 import type { Progress } from '../progress.js';
 import type { SqliteRow, SqliteVsBare, SqliteWorkload } from '../results.js';
-import { compared, type MeasuredRun } from '../run-figures.js';
+import { compared, control } from '../run-figures.js';
 import { seedSqlite } from '../sqlite-seed.js';
 import { median } from '../stats.js';
-import {
-  base,
-  checked,
-  checkSameWork,
-  describe,
-  requestSpec,
-  startServer,
-} from './adapter-overhead.js';
+import { base, checkSameWork, requestSpec, startServer } from './adapter-overhead.js';
 import { expectStatus, probe } from './http-probe.js';
 
 const WORKLOADS: readonly SqliteWorkload[] = ['list', 'create', 'keyed create'];
@@ -54,47 +46,35 @@ async function measureWorkload(
   config: BenchConfig,
   progress: Progress,
   workload: SqliteWorkload,
-  sides: Record<'bare' | 'ours', BenchChild>,
+  sides: Record<'bare' | 'ours' | 'copy', BenchChild>,
 ): Promise<SqliteRow> {
-  const { connections, warmupSeconds, secondsPerRun, rounds, maxRequestsPerRun } = config.sqlite;
-  const run = async (side: 'bare' | 'ours', seconds: number) => {
-    const child = sides[side];
-    const bounds = { connections, seconds, maxRequests: maxRequestsPerRun };
-    await eventLoopP99(child); // a fresh count for this run
-    const { result, cpu } = await withCpu(child.pid, () =>
-      load({
-        ...requestSpec(child, workload === 'list' ? 'list' : 'create', bounds),
-        idempotencyKeys: workload === 'keyed create',
-      }),
-    );
-    const delay = await eventLoopP99(child);
-    return { measured: { load: checked(`sqlite ${workload} ${side}`, result), cpu }, delay };
-  };
-  for (const side of ['bare', 'ours'] as const) await run(side, warmupSeconds);
-  progress.done(2 * warmupSeconds);
-  const runs: Record<'bare' | 'ours', MeasuredRun[]> = { bare: [], ours: [] };
-  const delays: Record<'bare' | 'ours', (number | null)[]> = { bare: [], ours: [] };
-  for (let round = 1; round <= rounds; round++) {
-    const order = round % 2 === 1 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
-    for (const side of order) {
-      const { measured, delay } = await run(side, secondsPerRun);
-      runs[side].push(measured);
-      delays[side].push(delay);
-      progress.done(secondsPerRun);
-      progress.log(
-        `sqlite ${workload} ${side} round ${round}/${rounds}: ${describe(measured.load, measured.cpu.process)}, ` +
-          `event-loop p99 ${delay === null ? 'n/a' : `${delay.toFixed(2)} ms`}`,
-      );
-    }
-  }
+  const contestants = (['bare', 'ours', 'copy'] as const).map((name) => ({
+    name,
+    child: sides[name],
+    spec: (bounds: RunBounds) => ({
+      ...requestSpec(sides[name], workload === 'list' ? 'list' : 'create', bounds),
+      idempotencyKeys: workload === 'keyed create',
+    }),
+    eventLoopP99: () => eventLoopP99(sides[name]),
+  }));
+  const runs = await runInterleaved(
+    contestants,
+    config.sqlite,
+    progress,
+    `sqlite ${workload}`,
+    checked,
+  );
+  const of = (name: string) => runs.get(name) ?? [];
+  const delays = (name: string) => of(name).map((run) => run.eventLoopP99Ms ?? null);
   return {
     workload,
-    ...compared(runs.bare, runs.ours),
+    ...compared(of('bare'), of('ours')),
+    control: control('the bare route, twice', of('bare'), of('copy')),
     eventLoopP99Ms: {
-      bare: delays.bare,
-      ours: delays.ours,
-      medianBare: medianOrNull(delays.bare),
-      medianOurs: medianOrNull(delays.ours),
+      bare: delays('bare'),
+      ours: delays('ours'),
+      medianBare: medianOrNull(delays('bare')),
+      medianOurs: medianOrNull(delays('ours')),
     },
   };
 }
@@ -113,13 +93,19 @@ export async function measureSqliteVsBare(
   const { connections, secondsPerRun, rounds } = config.sqlite;
   const dir = await mkdtemp(join(tmpdir(), 'petstore-bench-sqlite-'));
   try {
-    const paths = { bare: join(dir, 'bare.db'), ours: join(dir, 'ours.db') };
-    seedSqlite(paths.bare, LIST_SEED_SIZE);
-    seedSqlite(paths.ours, LIST_SEED_SIZE);
-    progress.log(`sqlite: starting the bare node:sqlite route and ours, files in ${dir}`);
-    const [bare, ours] = await Promise.all([
+    const paths = {
+      bare: join(dir, 'bare.db'),
+      ours: join(dir, 'ours.db'),
+      copy: join(dir, 'copy.db'),
+    };
+    for (const path of Object.values(paths)) seedSqlite(path, LIST_SEED_SIZE);
+    progress.log(
+      `sqlite: starting the bare node:sqlite route, ours and a copy of the bare route, files in ${dir}`,
+    );
+    const [bare, ours, copy] = await Promise.all([
       startServer({ kind: 'node-bare-sqlite', path: paths.bare }),
       startServer({ kind: 'node-ours-sqlite', path: paths.ours }),
+      startServer({ kind: 'node-bare-sqlite', path: paths.copy }),
     ]);
     const rows: SqliteRow[] = [];
     try {
@@ -127,10 +113,10 @@ export async function measureSqliteVsBare(
       await checkKeyed(bare, 'bare');
       await checkKeyed(ours, 'ours');
       for (const workload of WORKLOADS) {
-        rows.push(await measureWorkload(config, progress, workload, { bare, ours }));
+        rows.push(await measureWorkload(config, progress, workload, { bare, ours, copy }));
       }
     } finally {
-      await Promise.all([bare.stop(), ours.stop()]);
+      await Promise.all([bare.stop(), ours.stop(), copy.stop()]);
     }
     return { connections, secondsPerRun, rounds, seed: LIST_SEED_SIZE, rows };
   } finally {

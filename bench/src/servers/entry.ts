@@ -8,17 +8,19 @@ import type { AddressInfo } from 'node:net';
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Server as HapiServer } from '@hapi/hapi';
 import type { PetStorage } from '@petstore/core';
+import { createMemoryStorage } from '@petstore/storage-memory';
 import { createPostgresStorage } from '@petstore/storage-postgres';
 import { createSqliteStorage } from '@petstore/storage-sqlite';
 import type { Express } from 'express';
 import type { FastifyInstance } from 'fastify';
 import { childChannel } from '../child.js';
+import { API_KEY, LIST_SEED_SIZE, seedPet } from '../fixtures.js';
 import { docsAssetsServer } from '../measurements/docs-assets.js';
+import { startFastifyPeer } from '../peers/fastify-peer.js';
+import { createMemoryStore, createPgStore, nodePeerServer } from '../peers/index.js';
 import { bareExpressApp } from './bare-express.js';
-import { bareFastifyApp } from './bare-fastify.js';
 import { bareHapiServer } from './bare-hapi.js';
 import { bareNodeServer } from './bare-node.js';
-import { postgresBareStore } from './bare-postgres.js';
 import { sqliteBareStore } from './bare-sqlite.js';
 import {
   benchStore,
@@ -89,16 +91,26 @@ async function runHapi(server: HapiServer): Promise<Running> {
   return { port: server.info.port as number, close: () => server.stop({ timeout: 1000 }) };
 }
 
+/** The pets every seeded store holds (fixtures.ts), for the peers' own stores. */
+const seedPets = () => Array.from({ length: LIST_SEED_SIZE }, (_, index) => seedPet(index + 1));
+
+/**
+ * What a hand-written peer is given: the bench's key and the OpenAPI document to serve as a
+ * static file, as a hand-written app ships one (the library's, so both serve the same bytes).
+ */
+async function peerOptions() {
+  const storage = createMemoryStorage();
+  const openApiDocument = JSON.stringify(benchStore(storage).openApiDocument);
+  await storage.close();
+  return { apiKeys: [API_KEY], openApiDocument };
+}
+
 async function start(spec: ServerSpec): Promise<Running> {
   switch (spec.kind) {
     case 'express-bare':
       return runExpress(bareExpressApp());
     case 'hapi-bare':
       return runHapi(bareHapiServer());
-    case 'node-bare':
-      return runNode(bareNodeServer());
-    case 'fastify-bare':
-      return runFastify(bareFastifyApp());
     case 'fastify-ours': {
       const storage = await seededMemoryStorage();
       const app = await oursFastifyApp(benchStore(storage));
@@ -106,6 +118,25 @@ async function start(spec: ServerSpec): Promise<Running> {
     }
     case 'raw-bare':
       return runNode(rawNodeServer());
+    case 'node-peer': {
+      const store = createMemoryStore();
+      await store.seed({ pets: seedPets() });
+      return runNode(nodePeerServer(store, await peerOptions()), store);
+    }
+    case 'fastify-peer': {
+      const peer = await startFastifyPeer({ ...(await peerOptions()), seed: { pets: seedPets() } });
+      return { port: peer.port, close: () => peer.close() };
+    }
+    case 'node-peer-postgres': {
+      const store = createPgStore({
+        connectionString: spec.databaseUrl,
+        schema: spec.schema,
+        poolMax: spec.poolMax,
+        // PgBouncer in transaction mode cannot carry named statements from one transaction to the next.
+        namedStatements: spec.namedStatements ?? true,
+      });
+      return runNode(nodePeerServer(store, await peerOptions()), store);
+    }
     case 'raw-ours':
     case 'node-ours': {
       const storage = await seededMemoryStorage();
@@ -127,10 +158,6 @@ async function start(spec: ServerSpec): Promise<Running> {
     }
     case 'docs-assets':
       return runNode(docsAssetsServer());
-    case 'node-bare-postgres': {
-      const store = postgresBareStore(spec);
-      return runNode(bareNodeServer(store), store);
-    }
     case 'node-ours-sqlite': {
       const storage = createSqliteStorage({ path: spec.path });
       return runNode(oursNodeServer(benchStore(storage)), storage);
