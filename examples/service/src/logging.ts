@@ -17,7 +17,7 @@ export interface RequestLine {
   readonly reason?: string | undefined;
   /**
    * Why an API answer was a 503: the storage's SQLSTATE or errno, `timeout`, `verify`..., or
-   * `shed_event_loop_delay` / `shed_heap_used` when load shedding answered it.
+   * `shed_event_loop_delay` / `shed_heap_used` / `shed_in_flight` when load shedding answered it.
    */
   readonly cause?: string | undefined;
 }

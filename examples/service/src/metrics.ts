@@ -31,7 +31,7 @@ export interface Metrics {
 /** `operation` label of requests no operation answered (unknown paths, refused keys). */
 const NO_OPERATION = 'none';
 
-/** How the core's `ShedCause`s begin (`shed_event_loop_delay`, `shed_heap_used`). */
+/** How the core's `ShedCause`s begin (`shed_event_loop_delay`, `shed_heap_used`, `shed_in_flight`). */
 const SHED = 'shed_';
 
 /**
@@ -75,7 +75,7 @@ export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
   });
   const shed = new Counter({
     name: 'petstore_requests_shed_total',
-    help: 'API requests answered 503 at once by load shedding, before auth, body or storage, by reason (event_loop_delay, heap_used).',
+    help: 'API requests answered 503 at once by load shedding, before auth, body or storage, by reason (event_loop_delay, heap_used, in_flight).',
     labelNames: ['reason'] as const,
     registers: [registry],
   });

@@ -30,11 +30,13 @@ export interface OperationSettings {
   readonly previousScopeSecrets: readonly string[];
   /**
    * The core's `loadShedding` (LOAD_SHEDDING_*): answer 503 with `Retry-After` at once while the
-   * event loop is late or the heap full past a limit; 0 turns a check off.
+   * event loop is late, the heap full or too many requests in flight past a limit; 0 turns a
+   * check off.
    */
   readonly loadShedding: {
     readonly maxEventLoopDelayMs: number;
     readonly maxHeapUsedBytes: number;
+    readonly maxInFlight: number;
     readonly retryAfterSeconds: number;
   };
 }
@@ -47,9 +49,11 @@ export const OPERATION_DEFAULTS = {
   FIRST_BYTE_TIMEOUT_MS: 2_000,
   SHUTDOWN_DELAY_MS: 0,
   PG_POOL_MAX: 10,
-  // The core's defaults: a healthy loop is never a second late; only you know the heap's limit.
+  // The core's defaults: a healthy loop is never a second late; only you know the heap's limit,
+  // and a limit on requests in flight follows the pool's size (a few times PG_POOL_MAX).
   LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: 1_000,
   LOAD_SHEDDING_MAX_HEAP_USED_BYTES: 0,
+  LOAD_SHEDDING_MAX_IN_FLIGHT: 0,
   LOAD_SHEDDING_RETRY_AFTER_SECONDS: 10,
 } as const;
 
@@ -125,6 +129,7 @@ export function readOperationSettings(read: Read, errors: string[]): OperationSe
     loadShedding: {
       maxEventLoopDelayMs: number('LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS', 0, 600_000),
       maxHeapUsedBytes: number('LOAD_SHEDDING_MAX_HEAP_USED_BYTES', 0, Number.MAX_SAFE_INTEGER),
+      maxInFlight: number('LOAD_SHEDDING_MAX_IN_FLIGHT', 0, 1_000_000),
       retryAfterSeconds: number('LOAD_SHEDDING_RETRY_AFTER_SECONDS', 0, 86_400),
     },
   };

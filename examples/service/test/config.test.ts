@@ -41,7 +41,12 @@ describe('loadConfig', () => {
       readyRequiresStorage: false,
       scopeSecret: undefined,
       previousScopeSecrets: [],
-      loadShedding: { maxEventLoopDelayMs: 1_000, maxHeapUsedBytes: 0, retryAfterSeconds: 10 },
+      loadShedding: {
+        maxEventLoopDelayMs: 1_000,
+        maxHeapUsedBytes: 0,
+        maxInFlight: 0,
+        retryAfterSeconds: 10,
+      },
     });
   });
 
@@ -85,6 +90,7 @@ describe('loadConfig', () => {
         IDEMPOTENCY_PREVIOUS_SCOPE_SECRETS: ' older-secret-0123456789 ,NONE,',
         LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '250',
         LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '1610612736',
+        LOAD_SHEDDING_MAX_IN_FLIGHT: ' 40 ',
         LOAD_SHEDDING_RETRY_AFTER_SECONDS: '2',
       }),
     );
@@ -123,6 +129,7 @@ describe('loadConfig', () => {
       loadShedding: {
         maxEventLoopDelayMs: 250,
         maxHeapUsedBytes: 1_610_612_736,
+        maxInFlight: 40,
         retryAfterSeconds: 2,
       },
     });
@@ -136,6 +143,7 @@ describe('loadConfig', () => {
           IDEMPOTENCY_PREVIOUS_SCOPE_SECRETS: 'none,short-secret',
           LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '1s',
           LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '-1',
+          LOAD_SHEDDING_MAX_IN_FLIGHT: '1.5',
           LOAD_SHEDDING_RETRY_AFTER_SECONDS: '0.5',
         }),
       ),
@@ -146,17 +154,24 @@ describe('loadConfig', () => {
       'PG_POOL_MAX must be an integer from 1 to 10000, got "0"',
       'LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS must be an integer from 0 to 600000, got "1s"',
       'LOAD_SHEDDING_MAX_HEAP_USED_BYTES must be an integer from 0 to 9007199254740991, got "-1"',
+      'LOAD_SHEDDING_MAX_IN_FLIGHT must be an integer from 0 to 1000000, got "1.5"',
       'LOAD_SHEDDING_RETRY_AFTER_SECONDS must be an integer from 0 to 86400, got "0.5"',
     ]);
-    // 0 turns a check off; both off, the core sheds nothing.
+    // 0 turns a check off; all off, the core sheds nothing.
     expect(
       configOf(
         loadConfig({
           LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '0',
           LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '0',
+          LOAD_SHEDDING_MAX_IN_FLIGHT: '0',
         }),
       ).loadShedding,
-    ).toEqual({ maxEventLoopDelayMs: 0, maxHeapUsedBytes: 0, retryAfterSeconds: 10 });
+    ).toEqual({
+      maxEventLoopDelayMs: 0,
+      maxHeapUsedBytes: 0,
+      maxInFlight: 0,
+      retryAfterSeconds: 10,
+    });
     expect(configOf(loadConfig({ API_KEYS: '', PORT: '', DATABASE_URL: ' ' })).keyGenerated).toBe(
       true,
     );
@@ -260,6 +275,20 @@ describe('loadConfig', () => {
     expect(errorsOf(loadConfig({ DATABASE_URL: 'sqlite:' }))).toEqual([
       'DATABASE_URL=sqlite: needs a file, e.g. sqlite:./pets.db',
     ]);
+  });
+
+  it('reads LOAD_SHEDDING_MAX_IN_FLIGHT: off (0) by default, a whole number up to a million', () => {
+    const inFlight = (value: string | undefined) =>
+      loadConfig(value === undefined ? {} : { LOAD_SHEDDING_MAX_IN_FLIGHT: value });
+    expect(configOf(inFlight(undefined)).loadShedding.maxInFlight).toBe(0);
+    expect(configOf(inFlight('0')).loadShedding.maxInFlight).toBe(0);
+    expect(configOf(inFlight('40')).loadShedding.maxInFlight).toBe(40);
+    expect(configOf(inFlight('1000000')).loadShedding.maxInFlight).toBe(1_000_000);
+    for (const bad of ['-1', '1.5', 'x', '4e1', '1000001']) {
+      expect(errorsOf(inFlight(bad))).toEqual([
+        `LOAD_SHEDDING_MAX_IN_FLIGHT must be an integer from 0 to 1000000, got ${JSON.stringify(bad)}`,
+      ]);
+    }
   });
 
   it('bounds SEED_PETS and SHUTDOWN_TIMEOUT_MS', () => {

@@ -38,4 +38,35 @@ describe('the metrics of shed requests', () => {
       'petstore_http_requests_total{operation="listPets",status="200"} 1',
     ]);
   });
+
+  it('counts requests shed for maxInFlight under the reason in_flight', async () => {
+    const metrics = createMetrics();
+    const storage = createMemoryStorage();
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const store = createPetStore({
+      storage: {
+        ...storage,
+        listPets: async (query) => {
+          await gate;
+          return storage.listPets(query);
+        },
+      },
+      apiKeys: [KEY],
+      loadShedding: { maxEventLoopDelayMs: 0, maxInFlight: 1 },
+      hooks: withMetrics({}, metrics),
+    });
+    const held = store.handle(list);
+    expect((await store.handle(list)).status).toBe(503);
+    open();
+    expect((await held).status).toBe(200);
+
+    const { body } = await metrics.scrape();
+    expect(samples(body, 'petstore_requests_shed_total')).toEqual([
+      'petstore_requests_shed_total{reason="in_flight"} 1',
+    ]);
+    expect(samples(body, 'petstore_storage_unavailable_total')).toEqual([]);
+  });
 });

@@ -10,13 +10,16 @@ import { type PetStoreOptions, resolveOptions } from './options/options.js';
 import type { PetStore } from './pet-store.js';
 import { answer, answerFailure, answerShed, overloaded } from './pipeline/answer.js';
 import { dispatch } from './pipeline/dispatch.js';
+import { createInFlightLimit, type InFlightLimit } from './pipeline/in-flight.js';
 import { createLoadMonitor, type LoadMonitor } from './pipeline/load-monitor.js';
 
 /** What a store's `handle` closes over beside its parts: the router and load shedding. */
 interface Pipeline {
   readonly findRoute: Router;
-  /** Undefined: no load shedding. */
+  /** Undefined: no shedding on the event loop's delay or the heap (off, or workerd). */
   readonly monitor: LoadMonitor | undefined;
+  /** Undefined: no limit on the requests in flight (`maxInFlight` 0, or load shedding off). */
+  readonly inFlight: InFlightLimit | undefined;
   /** The answer to a shed request. */
   readonly shedError: ApiError;
   /** A request reads the clock: for `onResponse`'s duration or for the monitor. */
@@ -36,6 +39,7 @@ function buildStore(input: PetStoreOptions): { parts: StoreParts; pipeline: Pipe
   const pipeline = {
     findRoute: compileRouter(operations),
     monitor,
+    inFlight: createInFlightLimit(options.loadShedding?.maxInFlight),
     shedError: overloaded(options.loadShedding?.retryAfterSeconds ?? 0),
     clocked: monitor !== undefined || options.hooks.onResponse !== undefined,
   };
@@ -49,28 +53,63 @@ function buildStore(input: PetStoreOptions): { parts: StoreParts; pipeline: Pipe
  */
 function handle(
   store: StoreParts,
-  { findRoute, monitor, shedError, clocked }: Pipeline,
+  { findRoute, monitor, inFlight, shedError, clocked }: Pipeline,
   request: PetStoreRequest,
 ): Promise<PetStoreResponse> {
   // One clock read serves both, and none when neither a hook nor load shedding wants one.
   const now = clocked ? performance.now() : 0;
   const context = new RequestContext(store, request, requestIdOf(request.headers), now);
-  // Overloaded: answered now, the same for every request; nothing else is read or run.
-  const shed = monitor?.check(now);
+  // Overloaded: answered now, the same for every request; nothing else is read or run. A shed
+  // request is not in flight: it is not counted.
+  const shed = monitor?.check(now) ?? (inFlight?.full === true ? 'shed_in_flight' : undefined);
   if (shed !== undefined) return Promise.resolve(answerShed(context, shed, shedError));
-  let result: ReturnType<typeof dispatch>;
+  if (inFlight !== undefined) inFlight.count++;
+  return serve(findRoute, context, inFlight);
+}
+
+/**
+ * The request's work, to its answer. A counted request (`inFlight`) leaves the count exactly once,
+ * when its answer is ready or building it threw, on every path: an answer now, a settled promise,
+ * a failure (thrown, rejected, a body too large, a client gone).
+ */
+function serve(
+  findRoute: Router,
+  context: RequestContext,
+  inFlight: InFlightLimit | undefined,
+): Promise<PetStoreResponse> {
+  let waiting = false;
   try {
-    result = dispatch(findRoute, context);
-  } catch (error) {
-    return Promise.resolve(answerFailure(context, error));
+    let result: ReturnType<typeof dispatch>;
+    try {
+      result = dispatch(findRoute, context);
+    } catch (error) {
+      return Promise.resolve(answerFailure(context, error));
+    }
+    if (result instanceof Promise) {
+      const answered = result.then(
+        (settled) => {
+          try {
+            return answer(context, settled);
+          } finally {
+            inFlight?.leave();
+          }
+        },
+        (error: unknown) => {
+          try {
+            return answerFailure(context, error);
+          } finally {
+            inFlight?.leave();
+          }
+        },
+      );
+      // Set only once the callbacks are attached: from here on they leave the count.
+      waiting = true;
+      return answered;
+    }
+    return Promise.resolve(answer(context, result));
+  } finally {
+    if (!waiting) inFlight?.leave();
   }
-  if (result instanceof Promise) {
-    return result.then(
-      (settled) => answer(context, settled),
-      (error: unknown) => answerFailure(context, error),
-    );
-  }
-  return Promise.resolve(answer(context, result));
 }
 
 export function createPetStore(input: PetStoreOptions): PetStore {

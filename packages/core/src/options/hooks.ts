@@ -18,17 +18,19 @@ export interface ResponseEvent {
    * Present on a 503: why the answer could not be given, for logs and metrics (never shown to
    * the client): the storage's `reason` (a SQLSTATE such as `57P01`, an errno such as
    * `ECONNREFUSED`, `timeout`), `verify` when your `verify` failed, or a `ShedCause`
-   * (`shed_event_loop_delay`, `shed_heap_used`) when load shedding answered at once.
+   * (`shed_event_loop_delay`, `shed_heap_used`, `shed_in_flight`) when load shedding answered at
+   * once.
    */
   readonly cause?: string;
 }
 
 /**
  * The `cause` of a request shed by load shedding (the `loadShedding` option): answered 503 at
- * once, before authentication, its body or the storage, because the event loop ran late or the
- * heap was full. Every such cause starts with `shed_`.
+ * once, before authentication, its body or the storage, because the event loop ran late, the
+ * heap was full, or `maxInFlight` requests were already in flight. Every such cause starts with
+ * `shed_`.
  */
-export type ShedCause = 'shed_event_loop_delay' | 'shed_heap_used';
+export type ShedCause = 'shed_event_loop_delay' | 'shed_heap_used' | 'shed_in_flight';
 
 export interface DeprecatedCallEvent {
   readonly operationId: string;

@@ -53,6 +53,14 @@ export interface LoadSheddingOptions {
    * it) is over this many bytes. Default 0, off: only you know the heap's limit.
    */
   readonly maxHeapUsedBytes?: number | undefined;
+  /**
+   * Shed a request that arrives while this many are in flight: inside the store, from when
+   * `handle` starts work on one until its answer is ready, whatever the operation. Catches a
+   * backlog the event loop never sees, such as requests queued for a PostgreSQL pool's
+   * connections. Default 0, off: a safe limit depends on the storage's pool size, which the core
+   * does not know; take a few times it (say 4 × the pool's connections).
+   */
+  readonly maxInFlight?: number | undefined;
   /** `Retry-After` of a shed answer, in seconds. Default 10 (under-pressure's). */
   readonly retryAfterSeconds?: number | undefined;
 }
@@ -61,6 +69,7 @@ export interface LoadSheddingOptions {
 export interface LoadLimits {
   readonly maxEventLoopDelayMs: number;
   readonly maxHeapUsedBytes: number;
+  readonly maxInFlight: number;
   readonly retryAfterSeconds: number;
 }
 
@@ -98,7 +107,8 @@ export interface PetStoreOptions {
   readonly hooks?: PetStoreHooks | undefined;
   /**
    * Answer 503 `service_unavailable` with `Retry-After` at once, before authentication, a body
-   * read or a storage call, while the event loop runs late (or the heap is full) past a limit.
+   * read or a storage call, while the event loop runs late (or the heap is full, or too many
+   * requests are in flight) past a limit.
    * On by default: shed while the loop is over 1000 ms late, `Retry-After: 10`. `false` turns
    * it off.
    */
@@ -117,7 +127,7 @@ export interface ResolvedOptions {
   readonly idempotencyRetentionMs: number;
   readonly idempotencyScopes: ScopeOptions;
   readonly hooks: PetStoreHooks;
-  /** Undefined: no load shedding (`false`, or both limits 0). */
+  /** Undefined: no load shedding (`false`, or every limit 0). */
   readonly loadShedding: LoadLimits | undefined;
 }
 
@@ -128,6 +138,7 @@ const DEFAULT_SUNSET_AT = new Date('2030-12-05T00:00:00Z');
 const DEFAULT_LOAD_LIMITS: LoadLimits = {
   maxEventLoopDelayMs: 1000,
   maxHeapUsedBytes: 0,
+  maxInFlight: 0,
   retryAfterSeconds: 10,
 };
 
@@ -194,9 +205,12 @@ function resolveLoadShedding(
   const limits = {
     maxEventLoopDelayMs: limit('maxEventLoopDelayMs', false),
     maxHeapUsedBytes: limit('maxHeapUsedBytes', true),
+    maxInFlight: limit('maxInFlight', true),
     retryAfterSeconds: limit('retryAfterSeconds', true),
   };
-  return limits.maxEventLoopDelayMs === 0 && limits.maxHeapUsedBytes === 0 ? undefined : limits;
+  const off =
+    limits.maxEventLoopDelayMs === 0 && limits.maxHeapUsedBytes === 0 && limits.maxInFlight === 0;
+  return off ? undefined : limits;
 }
 
 const isScopeSecret = (secret: unknown): secret is string =>

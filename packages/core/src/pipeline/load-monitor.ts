@@ -110,7 +110,11 @@ export class LoadMonitor {
   }
 }
 
-/** The store's monitor, or undefined when nothing is to be watched here. */
+/**
+ * The store's monitor, or undefined when nothing is to be watched here. The limit on requests in
+ * flight (`maxInFlight`) is not the monitor's (`in-flight.ts`): it needs no timer, so it holds
+ * on workerd too.
+ */
 export function createLoadMonitor(limits: LoadLimits | undefined): LoadMonitor | undefined {
   if (limits === undefined || timersEndWithTheirRequest()) return undefined;
   const heapUsed = limits.maxHeapUsedBytes > 0 ? heapUsedReader() : undefined;
