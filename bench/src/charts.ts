@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import type { OverloadResults } from './measurements/overload.js';
 import type {
   AdapterOverhead,
   PageCostRow,
@@ -199,6 +200,69 @@ export function pageCostChart(rows: readonly PageCostRow[]): Chart {
       resolve: { scale: { y: 'independent' } },
     } as TopLevelSpec,
   };
+}
+
+/**
+ * Section 8: goodput (over the capacity) and the p99 of answered requests against the offered
+ * load, per case, load shedding off and on.
+ */
+export function overloadCharts(results: OverloadResults): Chart[] {
+  const values = results.cases.flatMap((item) =>
+    item.runs.flatMap((run) =>
+      run.levels.map((level) => ({
+        case: item.name,
+        shedding: run.loadShedding === false ? 'shedding off' : 'shedding on',
+        offered: level.multiple,
+        goodput: level.goodputRatio,
+        p99: level.load.latencyAnswered.p99Ms,
+      })),
+    ),
+  );
+  const panel = (field: 'goodput' | 'p99', title: string, log: boolean) => ({
+    width: 300,
+    height: 180,
+    mark: { type: 'line' as const, point: true },
+    encoding: {
+      x: { field: 'offered', type: 'quantitative' as const, title: 'offered load (x capacity)' },
+      y: {
+        field,
+        type: 'quantitative' as const,
+        title,
+        ...(log ? { scale: { type: 'log' as const } } : {}),
+      },
+      color: {
+        field: 'shedding',
+        type: 'nominal' as const,
+        title: null,
+        legend: { orient: 'top' as const },
+      },
+    },
+  });
+  const title = 'Past capacity: goodput and p99 against offered load';
+  return [
+    {
+      file: 'overload.svg',
+      title,
+      spec: {
+        ...base(
+          title,
+          'open loop; goodput = 2xx per second over the capacity; p99 of every answer (2xx and 503)',
+        ),
+        data: { values },
+        vconcat: [
+          {
+            facet: { column: { field: 'case', type: 'nominal', title: null } },
+            spec: panel('goodput', 'goodput / capacity', false),
+          },
+          {
+            facet: { column: { field: 'case', type: 'nominal', title: null } },
+            spec: panel('p99', 'p99 of answers, ms (log)', true),
+            resolve: { scale: { y: 'independent' } },
+          },
+        ],
+      } as TopLevelSpec,
+    },
+  ];
 }
 
 /** Writes each chart's SVG to `dir/charts/`; returns the Markdown image lines, by file. */

@@ -1,3 +1,5 @@
+import { fmt, table, verdict } from './markdown.js';
+import { renderOverloadMarkdown } from './overload-report.js';
 import type {
   AdapterOverhead,
   AdapterResults,
@@ -12,10 +14,6 @@ import { NOISE_LIMIT } from './run-figures.js';
 import { median } from './stats.js';
 import { failing, roundRatios } from './targets.js';
 
-const fmt = (value: number, digits = 0): string =>
-  Number.isFinite(value)
-    ? value.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-    : 'n/a';
 const ms = (value: number): string =>
   value < 0.1 ? `${fmt(value * 1000, 1)} µs` : `${fmt(value, 3)} ms`;
 const runsOf = (figures: RunFigures): string =>
@@ -23,18 +21,6 @@ const runsOf = (figures: RunFigures): string =>
     .map((rps, index) => `${fmt(rps)} (${fmt(figures.p99Ms[index] ?? Number.NaN, 1)})`)
     .join(', ');
 const micros = (value: number | null): string => (value === null ? 'n/a' : fmt(value, 0));
-const verdict = ({ pass, noisy }: Pick<Target, 'pass' | 'noisy'>, enforced: boolean): string =>
-  noisy === true
-    ? enforced
-      ? 'noisy'
-      : 'noisy*'
-    : enforced
-      ? pass
-        ? 'PASS'
-        : '**FAIL**'
-      : pass
-        ? 'pass*'
-        : 'fail*';
 /** A median of rounds with its min and max: `0.98 (0.93–1.02)`. */
 const spreadOf = (value: Spread | null | undefined, digits = 3): string =>
   value === null || value === undefined
@@ -45,14 +31,6 @@ const controlOf = (control: Control | undefined, key: 'throughput' | 'p99'): str
   control === undefined
     ? 'n/a'
     : `${spreadOf(control[key])}${control.noisy[key] ? ' **noisy**' : ''}`;
-
-function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
-  return [
-    `| ${head.join(' | ')} |`,
-    `|${head.map(() => '---').join('|')}|`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n');
-}
 
 type Cell = (name: string) => [string, string];
 
@@ -640,6 +618,7 @@ export function renderMarkdown(results: Results, charts: ChartLines = new Map())
   );
 
   out.push(...sqliteSection(results, cell, charts));
+  out.push(renderOverloadMarkdown(results.overload), ...images(charts, 'overload.svg'));
   out.push(...targetsSection(results, enforced));
   return out.join('\n');
 }

@@ -1,4 +1,5 @@
 /** The shape of bench/results.json; RESULTS.md is rendered from the same values. */
+import type { OverloadResults } from './measurements/overload.js';
 
 export interface Machine {
   readonly cpu: string;
@@ -222,6 +223,8 @@ export interface Results {
   readonly sqlite: SqliteVsBare;
   readonly memory: MemoryFootprint;
   readonly docsAssets: DocsAssets;
+  /** Section 8: open-loop load past capacity, with load shedding off and on. */
+  readonly overload: OverloadResults;
   readonly targets: Target[];
   readonly notes: string[];
 }

@@ -14,13 +14,25 @@ import { availableParallelism, cpus, loadavg, platform, release, tmpdir, totalme
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { adapterCharts, type Chart, databaseCharts, pageCostChart, writeCharts } from './charts.js';
+import {
+  adapterCharts,
+  type Chart,
+  databaseCharts,
+  overloadCharts,
+  pageCostChart,
+  writeCharts,
+} from './charts.js';
 import { FRAMEWORKS, FULL, plannedSeconds, SMOKE } from './config.js';
 import { canPin, LOAD_CPU, pinSelf, SERVER_CPU } from './cpu.js';
 import { measureAdapterOverhead } from './measurements/adapter-overhead.js';
 import { measureCoreAlone } from './measurements/core-alone.js';
 import { docsAssetsSeconds, measureDocsAssets } from './measurements/docs-assets.js';
 import { measureMemory } from './measurements/memory.js';
+import {
+  measureOverload,
+  overloadConfig,
+  overloadPlannedSeconds,
+} from './measurements/overload.js';
 import {
   measurePageCostMemory,
   measurePageCostPostgres,
@@ -222,6 +234,8 @@ async function main(): Promise<number> {
     plan.adapterOverhead + plan.coreAlone + 2 * plan.pageCost + plan.sqlite + plan.memory,
   );
   progress.plan(docsAssetsSeconds(config));
+  const overloadCases = usePostgres ? 2 : 1;
+  progress.plan(overloadCases * overloadPlannedSeconds(overloadConfig(config.mode)));
   if (usePostgres) progress.plan(plan.postgresStart + plan.pageCost + plan.postgres);
   progress.log(
     `petstore bench (${config.mode}) on ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, Node ${process.version}`,
@@ -269,6 +283,10 @@ async function main(): Promise<number> {
     const memory = await measureMemory(config, progress);
     progress.done(plan.memory);
     const docsAssets = await measureDocsAssets(config, progress);
+    const overload = await measureOverload(overloadConfig(config.mode), progress, {
+      databaseUrl: database?.url,
+      schemas,
+    });
 
     const partial = {
       mode: config.mode,
@@ -281,6 +299,7 @@ async function main(): Promise<number> {
       sqlite,
       memory,
       docsAssets,
+      overload,
       notes,
     };
     const results: Results = { ...partial, targets: allTargets(partial) };
@@ -289,6 +308,7 @@ async function main(): Promise<number> {
       pageCostChart(pageRows),
       ...('rows' in postgres ? databaseCharts('postgres', postgres.rows) : []),
       ...databaseCharts('sqlite', sqlite.rows),
+      ...overloadCharts(overload),
     ];
     return await finish(results, charts, (lines) => renderMarkdown(results, lines));
   } finally {

@@ -1,4 +1,10 @@
 import type {
+  OverloadCase,
+  OverloadLevel,
+  OverloadResults,
+  OverloadRun,
+} from './measurements/overload.js';
+import type {
   AdapterOverhead,
   DocsAssetCase,
   DocsAssets,
@@ -83,6 +89,92 @@ function ratioTargets(label: string, row: Ratios, limit: number): Target[] {
 export function adapterTargets(row: AdapterOverhead): Target[] {
   if (row.framework === 'raw') return [];
   return ratioTargets(`${row.framework} ${row.operation}`, row, LIMITS.throughput[row.framework]);
+}
+
+export const OVERLOAD_LIMITS = {
+  /** Goodput at the highest load (3x) over the capacity. */
+  goodput: 0.9,
+  /** p99 of every answer (2xx and 503) at the highest load over the same at the lowest (0.5x). */
+  p99Growth: 5,
+  /** Arrivals at the highest load neither answered nor refused: timed out, dropped, errors. */
+  unanswered: 0.01,
+  /** Peak heapUsed at the highest load over the peak at the lowest (0.5x). */
+  heapGrowth: 2,
+  /** Arrivals the generator handled (sent or dropped) per second of its window, over the offered rate. */
+  generator: 0.95,
+} as const;
+
+const shedding = (run: OverloadRun): string => (run.loadShedding === false ? 'off' : 'on');
+
+const levelAt = (run: OverloadRun, pick: 'lowest' | 'highest'): OverloadLevel | undefined => {
+  const sorted = [...run.levels].sort((a, b) => a.multiple - b.multiple);
+  return pick === 'lowest' ? sorted[0] : sorted.at(-1);
+};
+
+/**
+ * The goals for one run of one case, checked at its highest load (3x) against its
+ * lowest (0.5x):
+ * - goodput at 3x at least 90% of the capacity;
+ * - the p99 of every answer (2xx and 503 together) at 3x at most 5x the same at 0.5x;
+ * - the excess refused, not queued: arrivals timed out, dropped at the connection cap or
+ *   failed at most 1% of those at 3x;
+ * - the heap bounded: the peak heapUsed during 3x (sampled every 50 ms) at most twice the peak
+ *   at 0.5x, where nothing waits. A server that refuses the excess holds about what serving
+ *   takes; one that queues it holds every waiting request besides (up to the generator's cap
+ *   on requests in flight; with no cap, without bound). Twice leaves room for the garbage
+ *   collector's timing, which moves a peak by several MiB;
+ * - and the generator kept up at 3x (what it sent or dropped per second of its window at least
+ *   95% of the offered rate): otherwise the server was not offered 3x and the rest means less.
+ */
+export function overloadGoals(item: OverloadCase, run: OverloadRun): Target[] {
+  const label = `overload ${item.name}, shedding ${shedding(run)}`;
+  const low = levelAt(run, 'lowest');
+  const high = levelAt(run, 'highest');
+  const nan = Number.NaN;
+  const x = high === undefined ? '' : ` at ${high.multiple}x`;
+  const arrivals = high?.load.scheduled ?? 0;
+  const unanswered =
+    high === undefined ? nan : high.load.timedOut + high.load.dropped + high.load.errors;
+  const handledRps =
+    high === undefined
+      ? nan
+      : (high.load.sent + high.load.dropped) / high.load.sendWindowSeconds / high.load.offeredRps;
+  const peak = (level: OverloadLevel | undefined) => level?.server?.heapUsedMaxBytes ?? nan;
+  return [
+    atLeast(`${label}: goodput${x} / capacity`, high?.goodputRatio ?? nan, OVERLOAD_LIMITS.goodput),
+    atMost(
+      `${label}: p99 of answers (2xx and 503)${x} / at ${low?.multiple ?? '?'}x`,
+      (high?.load.latencyAnswered.p99Ms ?? nan) / (low?.load.latencyAnswered.p99Ms ?? nan),
+      OVERLOAD_LIMITS.p99Growth,
+    ),
+    atMost(
+      `${label}: (timed out + dropped + errors) / arrivals${x}`,
+      arrivals === 0 ? nan : unanswered / arrivals,
+      OVERLOAD_LIMITS.unanswered,
+    ),
+    atMost(
+      `${label}: peak heap${x} / at ${low?.multiple ?? '?'}x`,
+      peak(high) / peak(low),
+      OVERLOAD_LIMITS.heapGrowth,
+    ),
+    atLeast(
+      `${label}: generator kept up${x} (handled / offered)`,
+      handledRps,
+      OVERLOAD_LIMITS.generator,
+    ),
+  ];
+}
+
+/**
+ * The target rows: the runs with the core's load shedding on (what it is for). The runs with it
+ * off are the reference, shown with the same goals in the markdown but not targets.
+ */
+export function overloadTargets(results: OverloadResults): Target[] {
+  return results.cases.flatMap((item) =>
+    item.runs
+      .filter((run) => run.loadShedding !== false)
+      .flatMap((run) => overloadGoals(item, run)),
+  );
 }
 
 /** A target that counts against the run: failed on its median, and not noisy. */
@@ -175,5 +267,6 @@ export function allTargets(results: Omit<Results, 'targets'>): Target[] {
     ...results.sqlite.rows.flatMap(sqliteTargets),
     atMost('memory storage: bytes per pet', results.memory.bytesPerPet, LIMITS.bytesPerPet),
     ...docsAssetTargets(results.docsAssets),
+    ...overloadTargets(results.overload),
   ];
 }

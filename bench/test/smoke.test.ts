@@ -64,7 +64,7 @@ function runSmoke(out: string, extra: readonly string[] = []): Promise<Exit> {
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 170_000);
     child.once('error', reject);
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -81,18 +81,12 @@ test('the smoke bench runs every measurement and leaves the committed results al
 
   const results = JSON.parse(await readFile(join(outDir, 'results.json'), 'utf8')) as Results;
   expect(results.mode).toBe('smoke');
-  expect(results.adapterOverhead.map((row) => `${row.framework} ${row.operation}`)).toEqual([
-    'express list',
-    'express create',
-    'hapi list',
-    'hapi create',
-    'node list',
-    'node create',
-    'fastify list',
-    'fastify create',
-    'raw list',
-    'raw create',
-  ]);
+  // Every server in the same rounds, list then create.
+  expect(results.adapterOverhead.map((row) => `${row.framework} ${row.operation}`)).toEqual(
+    ['list', 'create'].flatMap((operation) =>
+      ['express', 'hapi', 'node', 'fastify', 'raw'].map((framework) => `${framework} ${operation}`),
+    ),
+  );
   for (const row of results.adapterOverhead) {
     expect(row.bare.medianRps).toBeGreaterThan(0);
     expect(row.ours.medianRps).toBeGreaterThan(0);
@@ -154,9 +148,22 @@ test('the smoke bench runs every measurement and leaves the committed results al
   expect(results.memory.bytesPerPet).toBeGreaterThan(0);
   expect(results.docsAssets.cases.map((row) => row.key)).toEqual(['old', 'br', 'floor', '304']);
   for (const row of results.docsAssets.cases) expect(row.medianRps).toBeGreaterThan(0);
+  // Past capacity: both cases, shedding off (the reference) and on, at every offered load.
+  expect(results.overload.cases.map((item) => item.name)).toEqual([
+    'memory list',
+    'postgres create',
+  ]);
+  for (const item of results.overload.cases) {
+    expect(item.capacity.rps).toBeGreaterThan(0);
+    expect(item.runs.map((run) => run.loadShedding === false)).toEqual([true, false]);
+    for (const run of item.runs) {
+      expect(run.levels.map((level) => level.multiple)).toEqual(results.overload.multiples);
+    }
+  }
   // Every target appears with a verdict, though a smoke run enforces none.
   // Adapter rows 2 each but raw (reported, no target), the steady-state check, pages 2 each,
-  // PostgreSQL 2 per workload per path, SQLite 2 per workload, memory, docs asset 2.
+  // PostgreSQL 2 per workload per path, SQLite 2 per workload, memory, docs asset 2, and 5
+  // goals per overload case with shedding on.
   expect(results.targets.length).toBe(
     (results.adapterOverhead.length - 2) * 2 +
       1 +
@@ -164,7 +171,8 @@ test('the smoke bench runs every measurement and leaves the committed results al
       paths.length * 3 * 2 +
       3 * 2 +
       1 +
-      2,
+      2 +
+      2 * 5,
   );
   const markdown = await readFile(join(outDir, 'RESULTS.md'), 'utf8');
   expect(markdown).toContain('Smoke run');
@@ -173,6 +181,7 @@ test('the smoke bench runs every measurement and leaves the committed results al
   expect(charts.sort()).toEqual([
     'memory-latency.svg',
     'memory-throughput.svg',
+    'overload.svg',
     'page-cost.svg',
     'postgres-latency.svg',
     'postgres-throughput.svg',
@@ -184,7 +193,7 @@ test('the smoke bench runs every measurement and leaves the committed results al
     expect(await readFile(join(outDir, 'charts', chart), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>$/);
   }
   expect(await mtime(committedResults)).toBe(committedBefore);
-}, 140_000);
+}, 190_000);
 
 test('--only runs just the adapter rows of the frameworks named', async () => {
   onlyDir = await mkdtemp(join(tmpdir(), 'petstore-bench-test-only-'));

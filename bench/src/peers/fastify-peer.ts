@@ -42,10 +42,10 @@ import {
 } from './fastify-schemas.js';
 import {
   type KeyedCreate,
-  type OrderInput,
+  type NewOrder,
+  type NewPet,
   PeerState,
   type Pet,
-  type PetInput,
   type PetStatus,
 } from './fastify-state.js';
 
@@ -63,7 +63,7 @@ export interface FastifyPeerOptions {
   /** The OpenAPI document, served as these bytes at `GET /v1/openapi.json`. */
   readonly openApiDocument: string;
   /** Pets and orders to start with: ids 1, 2, ... in this order. */
-  readonly seed?: { readonly pets?: readonly PetInput[]; readonly orders?: readonly OrderInput[] };
+  readonly seed?: { readonly pets?: readonly NewPet[]; readonly orders?: readonly NewOrder[] };
 }
 
 export interface FastifyPeer {
@@ -72,7 +72,7 @@ export interface FastifyPeer {
   /** The peer's own state, read and written without HTTP (seeding, checks). */
   readonly state: PeerState;
   /** Adds pets, then orders, ids following on: a seed without HTTP. */
-  seed(pets: readonly PetInput[], orders?: readonly OrderInput[]): void;
+  seed(pets: readonly NewPet[], orders?: readonly NewOrder[]): void;
   close(): Promise<void>;
 }
 
@@ -239,13 +239,13 @@ function sendCreated(reply: FastifyReply, pet: Pet, replayed: boolean): void {
   void reply.send(pet);
 }
 
-interface NewPet {
+interface NewPetBody {
   readonly name: string;
   readonly categoryId: number;
   readonly status?: PetStatus;
 }
 interface CreateRoute {
-  readonly Body: NewPet;
+  readonly Body: NewPetBody;
   readonly Headers: { readonly 'idempotency-key'?: string };
 }
 interface GetRoute {
@@ -277,7 +277,7 @@ function sendKeyed(reply: FastifyReply, outcome: KeyedCreate): void {
 function createPet(state: PeerState) {
   return (request: FastifyRequest<CreateRoute>, reply: FastifyReply<CreateRoute>): void => {
     const { name, categoryId, status } = request.body;
-    const input: PetInput = { name, categoryId, status: status ?? 'available' };
+    const input: NewPet = { name, categoryId, status: status ?? 'available' };
     const key = request.headers['idempotency-key'];
     if (key === undefined) {
       sendCreated(reply, state.createPet(input), false);
@@ -394,7 +394,7 @@ export function fastifyPeerApp(options: FastifyPeerOptions, state: PeerState): F
 /** Starts the peer on 127.0.0.1 (a free port), the API under `/v1`. */
 export async function startFastifyPeer(options: FastifyPeerOptions): Promise<FastifyPeer> {
   const state = new PeerState();
-  const seed = (pets: readonly PetInput[], orders: readonly OrderInput[] = []): void => {
+  const seed = (pets: readonly NewPet[], orders: readonly NewOrder[] = []): void => {
     for (const pet of pets) state.createPet(pet);
     for (const order of orders) state.createOrder(order);
   };

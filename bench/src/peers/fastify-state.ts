@@ -4,28 +4,11 @@
  * write them. No project package: the peer must stand on its own.
  */
 
-export type PetStatus = 'available' | 'pending' | 'sold';
-export const PET_STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
+import type { NewOrder, NewPet, Order, Pet, PetStatus } from './store.js';
 
-export interface Pet {
-  readonly id: number;
-  readonly name: string;
-  readonly categoryId: number;
-  readonly status: PetStatus;
-}
-export type PetInput = Omit<Pet, 'id'>;
-
-export type OrderStatus = 'placed' | 'approved' | 'delivered';
-
-export interface Order {
-  readonly id: number;
-  readonly petId: number;
-  readonly quantity: number;
-  readonly shipDate: string;
-  readonly status: OrderStatus;
-  readonly complete: boolean;
-}
-export type OrderInput = Omit<Order, 'id'>;
+export { PET_STATUSES } from './store.js';
+// The peers' own model (store.ts): a hand-written codebase keeps one.
+export type { NewOrder, NewPet, Order, Pet, PetStatus };
 
 /** What a create under an Idempotency-Key came to. */
 export type KeyedCreate =
@@ -71,7 +54,7 @@ export class PeerState {
   /** By scope and key, in recording order: with one retention, that is expiry order. */
   readonly #claims = new Map<string, Claim>();
 
-  createPet(input: PetInput): Pet {
+  createPet(input: NewPet): Pet {
     const { name, categoryId, status } = input;
     const pet: Pet = { id: this.#pets.length + 1, name, categoryId, status };
     this.#pets.push(pet);
@@ -90,7 +73,7 @@ export class PeerState {
     return rows.slice(start, start + limit);
   }
 
-  createOrder(input: OrderInput): Order {
+  createOrder(input: NewOrder): Order {
     const { petId, quantity, shipDate, status, complete } = input;
     const order: Order = {
       id: this.#orders.length + 1,
@@ -116,7 +99,7 @@ export class PeerState {
    */
   createPetOnce(
     claim: { readonly scope: string; readonly key: string; readonly fingerprint: string },
-    input: PetInput,
+    input: NewPet,
     now = Date.now(),
     retentionMs = RETENTION_MS,
   ): KeyedCreate {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import pg from 'pg';
 import {
   type Claim,
@@ -241,9 +241,7 @@ function storeError(error: unknown): unknown {
 
 /** The lock of one (schema, scope, key): 64 bits of a SHA-256, as decimal text for `::bigint`. */
 const lockKey = (schema: string, claim: Claim): string =>
-  createHash('sha256')
-    .update(`${schema}\u0000${claim.scope}\u0000${claim.key}`)
-    .digest()
+  hash('sha256', `${schema}\u0000${claim.scope}\u0000${claim.key}`, 'buffer')
     .readBigInt64BE(0)
     .toString();
 
@@ -274,7 +272,7 @@ export class PgStore implements PeerStore {
     if (this.#ownsPool) this.#pool.on('error', () => undefined);
     if (options.namedStatements ?? true) {
       for (const text of Object.values(this.#sql)) {
-        const digest = createHash('sha256').update(text).digest('base64url').slice(0, 20);
+        const digest = hash('sha256', text, 'base64url').slice(0, 20);
         this.#names.set(text, `peer_${digest}`);
       }
     }
