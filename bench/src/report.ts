@@ -229,7 +229,7 @@ function adapterSection(
       `autocannon on 127.0.0.1, ${adapter.connections} connections, ${adapter.secondsPerRun} s per run, ` +
         `${adapter.bare.rps.length} rounds; every server runs once per round, in an order that turns each round. ` +
         'A ratio is the median of the per-round ratios (run k of ours over run k of the other side), with ' +
-        `min–max in brackets. The control is ${adapter.control?.what ?? 'n/a'}, in the same rounds: ` +
+        `min–max in parentheses. The control is ${adapter.control?.what ?? 'n/a'}, in the same rounds: ` +
         `a row whose control passes ±${NOISE_LIMIT * 100}% reads noisy, neither pass nor fail.`,
       '',
     );
