@@ -14,8 +14,9 @@ import { LOAD_CPU, pinSelf } from './cpu.js';
 import { withCpu } from './cpu-usage.js';
 import { describe } from './interleave.js';
 import { load } from './load.js';
-import { requestSpec, startServer } from './measurements/adapter-overhead.js';
+import { requestSpec } from './measurements/adapter-overhead.js';
 import type { ServerSpec } from './servers/spec.js';
+import { startServer } from './servers/start.js';
 
 const specArg = process.argv[2] ?? 'fastify-ours';
 const spec = (specArg.startsWith('{') ? JSON.parse(specArg) : { kind: specArg }) as ServerSpec;

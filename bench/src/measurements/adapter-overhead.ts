@@ -1,26 +1,18 @@
-import { type BenchChild, startChild } from '../child.js';
+import type { BenchChild } from '../child.js';
 import { type BenchConfig, FRAMEWORKS } from '../config.js';
-import { SERVER_CPU } from '../cpu.js';
 import { AUTHORIZATION, CREATE_BODY, CREATE_PATH, LIST_PATH } from '../fixtures.js';
 import { checked, type RunBounds, runInterleaved } from '../interleave.js';
 import type { LoadSpec } from '../load.js';
 import type { Progress } from '../progress.js';
 import type { AdapterOverhead, Framework } from '../results.js';
 import { compared, control } from '../run-figures.js';
-import type { PlainServerKind, ServerSpec } from '../servers/spec.js';
+import type { PlainServerKind } from '../servers/spec.js';
+import { startServer } from '../servers/start.js';
 import { expectStatus, probe } from './http-probe.js';
-
-export const SERVER_ENTRY = new URL('../servers/entry.ts', import.meta.url);
 
 type Operation = 'list' | 'create';
 
 export type { RunBounds };
-
-export const startServer = (
-  spec: ServerSpec,
-  nodeFlags: readonly string[] = [],
-): Promise<BenchChild> =>
-  startChild(SERVER_ENTRY, [JSON.stringify(spec)], { cpu: SERVER_CPU, nodeFlags });
 
 export const base = (child: BenchChild): string => `http://127.0.0.1:${child.port}`;
 

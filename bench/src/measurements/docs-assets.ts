@@ -21,8 +21,8 @@ import { withCpu } from '../cpu-usage.js';
 import { assertLoopback } from '../load.js';
 import { Progress } from '../progress.js';
 import type { DocsAssetCase, DocsAssets } from '../results.js';
+import { startServer } from '../servers/start.js';
 import { median } from '../stats.js';
-import { startServer } from './adapter-overhead.js';
 
 /** Where the old way answers, and the floor; the package answers `/docs` and its scripts. */
 const OLD_PATH = '/old/scalar.js';

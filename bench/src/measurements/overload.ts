@@ -18,7 +18,7 @@ import { type OpenLoopResult, openLoop } from '../open-loop.js';
 import { benchSchema, seedPostgres } from '../postgres-seed.js';
 import type { Progress } from '../progress.js';
 import type { LoadSheddingOption, OverloadServerSpec, ServerProbe } from '../servers/overload.js';
-import { startServer } from './adapter-overhead.js';
+import { startServer } from '../servers/start.js';
 import { expectStatus, probe } from './http-probe.js';
 
 export type OverloadCaseName = 'memory list' | 'postgres create';

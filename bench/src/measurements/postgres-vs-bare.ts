@@ -15,8 +15,9 @@ import type {
   WireRow,
 } from '../results.js';
 import { compared, control, databaseCpuMicros } from '../run-figures.js';
+import { startServer } from '../servers/start.js';
 import { startWireCounter } from '../wire-count.js';
-import { requestSpec, startServer } from './adapter-overhead.js';
+import { requestSpec } from './adapter-overhead.js';
 
 /** The pets each schema starts with, so the list reads a full page and a next link. */
 const SEED = 1_000;

@@ -9,9 +9,10 @@ import { checked, type RunBounds, runInterleaved } from '../interleave.js';
 import type { Progress } from '../progress.js';
 import type { SqliteRow, SqliteVsBare, SqliteWorkload } from '../results.js';
 import { compared, control } from '../run-figures.js';
+import { startServer } from '../servers/start.js';
 import { seedSqlite } from '../sqlite-seed.js';
 import { median } from '../stats.js';
-import { base, checkSameWork, requestSpec, startServer } from './adapter-overhead.js';
+import { base, checkSameWork, requestSpec } from './adapter-overhead.js';
 import { expectStatus, probe } from './http-probe.js';
 
 const WORKLOADS: readonly SqliteWorkload[] = ['list', 'create', 'keyed create'];
