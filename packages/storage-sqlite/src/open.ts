@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { connect, type Database } from './driver.js';
+import { connect, type Database, SQLITE, sqliteCode } from './driver.js';
 import { openErrorOf, SqliteOpenError } from './open-error.js';
 import type { ResolvedOptions } from './options.js';
 import { checkSchema, type MigrateResult, migrateDatabase } from './schema.js';
@@ -97,9 +97,34 @@ function quickCheck(db: Database, path: string): void {
   );
 }
 
+/** Blocks this thread for `ms` (node:sqlite is synchronous: so is waiting for its lock). */
+const pause = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
+
+/**
+ * `PRAGMA journal_mode = WAL`, waiting up to `busyTimeoutMs` for the lock it takes. Two
+ * processes opening one fresh file at once both ask for it, and SQLite answers one of them BUSY
+ * at once rather than call its busy handler (waiting there could deadlock the two), so the
+ * wait happens here: short pauses, doubling up to 50 ms, until the deadline.
+ */
+function switchToWal(db: Database, busyTimeoutMs: number): unknown {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (let wait = 1; ; wait = Math.min(2 * wait, 50)) {
+    try {
+      return db.prepare('PRAGMA journal_mode = WAL').get()?.journal_mode;
+    } catch (error) {
+      const code = sqliteCode(error);
+      const busy = code === SQLITE.BUSY || code === SQLITE.LOCKED;
+      if (!busy || Date.now() >= deadline) throw error;
+      pause(wait);
+    }
+  }
+}
+
 /** Write-ahead logging: readers never wait for the writer, and a commit appends to the WAL. */
-function useWal(db: Database, path: string): void {
-  const mode = db.prepare('PRAGMA journal_mode = WAL').get()?.journal_mode;
+function useWal(db: Database, path: string, busyTimeoutMs: number): void {
+  const mode = switchToWal(db, busyTimeoutMs);
   if (mode !== 'wal') {
     throw new SqliteOpenError(
       path,
@@ -133,7 +158,7 @@ export function openDatabase(options: GroundOptions, connectTo: Connect = connec
     db.exec(`PRAGMA synchronous = ${options.synchronous}`);
     db.exec('PRAGMA foreign_keys = ON');
     doing = 'switching to WAL journal mode';
-    useWal(db, path);
+    useWal(db, path, busyTimeoutMs);
     if (options.checkOnOpen) {
       doing = 'checking the file (PRAGMA quick_check)';
       quickCheck(db, path);
