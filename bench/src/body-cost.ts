@@ -6,7 +6,7 @@
  *   node --conditions=@petstore/source --import tsx src/body-cost.ts [rounds] [seconds]
  */
 import { cpuUsage } from 'node:process';
-import type { PetStore, PetStoreRequest } from '@petstore/core';
+import { DEFAULT_API_PATH, type PetStore, type PetStoreRequest } from '@petstore/core';
 import { AUTHORIZATION } from './fixtures.js';
 import { loopStore, seededMemoryStorage } from './servers/ours.js';
 import { median } from './stats.js';
@@ -40,7 +40,7 @@ const request = (body: string): PetStoreRequest => ({
     'content-length': String(Buffer.byteLength(body)),
   },
   body: Buffer.from(body),
-  publicPath: '/v1',
+  publicPath: DEFAULT_API_PATH,
 });
 
 /** CPU µs per call, calls one after another for `seconds`. */

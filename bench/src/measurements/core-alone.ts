@@ -1,4 +1,9 @@
-import type { PetInput, PetStorage, PetStoreRequest } from '@petstore/core';
+import {
+  DEFAULT_API_PATH,
+  type PetInput,
+  type PetStorage,
+  type PetStoreRequest,
+} from '@petstore/core';
 import type { BenchConfig } from '../config.js';
 import { AUTHORIZATION, CREATE_BODY } from '../fixtures.js';
 import type { Progress } from '../progress.js';
@@ -15,7 +20,7 @@ export const coreRequests: Record<'list' | 'create', () => PetStoreRequest> = {
     path: '/pets',
     query: 'limit=20',
     headers: { authorization: AUTHORIZATION },
-    publicPath: '/v1',
+    publicPath: DEFAULT_API_PATH,
   }),
   create: () => ({
     method: 'POST',
@@ -27,7 +32,7 @@ export const coreRequests: Record<'list' | 'create', () => PetStoreRequest> = {
       'content-length': String(createBody.byteLength),
     },
     body: createBody,
-    publicPath: '/v1',
+    publicPath: DEFAULT_API_PATH,
   }),
 };
 

@@ -1,6 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import Hapi, { type Server } from '@hapi/hapi';
-import { createPetStore, type PetStorage, type PetStore } from '@petstore/core';
+import { createPetStore, DEFAULT_API_PATH, type PetStorage, type PetStore } from '@petstore/core';
 import { petStoreRouter } from '@petstore/express';
 import { petStorePlugin as petStoreFastifyPlugin } from '@petstore/fastify';
 import { petStorePlugin } from '@petstore/hapi';
@@ -33,7 +33,7 @@ export function oursExpressApp(store: PetStore): Express {
   const app = express();
   app.set('etag', false);
   app.set('x-powered-by', false);
-  app.use(petStoreRouter(store, { mountPath: '/v1' }));
+  app.use(petStoreRouter(store, { mountPath: DEFAULT_API_PATH }));
   return app;
 }
 
@@ -42,18 +42,18 @@ export async function oursHapiServer(store: PetStore): Promise<Server> {
   const server = Hapi.server({ host: '127.0.0.1', port: 0 });
   await server.register(
     { plugin: petStorePlugin, options: { store } },
-    { routes: { prefix: '/v1' } },
+    { routes: { prefix: DEFAULT_API_PATH } },
   );
   return server;
 }
 
 /** Our library on plain node:http, as its README says. */
 export const oursNodeServer = (store: PetStore): HttpServer =>
-  createServer(petStoreListener(store, { mountPath: '/v1' }));
+  createServer(petStoreListener(store, { mountPath: DEFAULT_API_PATH }));
 
 /** Our library on Fastify, registered as its README says. */
 export async function oursFastifyApp(store: PetStore): Promise<FastifyInstance> {
   const app = Fastify();
-  await app.register(petStoreFastifyPlugin, { store, prefix: '/v1' });
+  await app.register(petStoreFastifyPlugin, { store, prefix: DEFAULT_API_PATH });
   return app;
 }

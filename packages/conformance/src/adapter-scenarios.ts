@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { createPetStore, type PetStorage, type PetStore } from '@petstore/core';
+import { createPetStore, DEFAULT_API_PATH, type PetStorage, type PetStore } from '@petstore/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, bearer } from './conformance/helpers.js';
 import type { StoreHost } from './hosted.js';
@@ -50,7 +50,7 @@ const JSON_AUTH = { ...AUTH, 'content-type': 'application/json' };
 const newPet = (name: string) => JSON.stringify({ name, categoryId: 1 });
 
 /** Mount points every adapter must handle: the usual one and a deeper one. */
-export const MOUNT_PREFIXES: readonly string[] = ['/v1', '/api/pets-v1'];
+export const MOUNT_PREFIXES: readonly string[] = [DEFAULT_API_PATH, '/api/pets-v1'];
 
 /** A mounted store: how to reach it, and the bytes its server read, when it runs here. */
 interface Mounted extends ConformanceTarget {

@@ -1,4 +1,4 @@
-import { createMount } from '@petstore/core';
+import { createMount, DEFAULT_API_PATH } from '@petstore/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { WireResponse } from './wire.js';
 
@@ -17,7 +17,7 @@ const pointer = (...parts: string[]): string =>
  * operation and status. A status the document does not list for a known
  * operation is itself a failure: the document must describe every answer.
  */
-export function createResponseValidator(document: Json, mountPath = '/v1') {
+export function createResponseValidator(document: Json, mountPath = DEFAULT_API_PATH) {
   const mount = createMount({ mountPath });
   const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
   ajv.addSchema(document, 'openapi.json');

@@ -1,6 +1,6 @@
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMount, type PetStore, type PetStoreRequest } from '@petstore/core';
+import { createMount, DEFAULT_API_PATH, type PetStore, type PetStoreRequest } from '@petstore/core';
 import type { ConformanceTarget, WireRequest, WireResponse } from './wire.js';
 
 const lowerCaseKeys = (headers: Readonly<Record<string, string>> = {}): Record<string, string> =>
@@ -20,7 +20,7 @@ async function* chunksOf(
 const NO_ANSWER: WireResponse = { status: 0, headers: {}, body: '' };
 
 /** Calls `store.handle` directly, as an adapter mounted at `mountPath` would. */
-export function coreTarget(store: PetStore, mountPath = '/v1'): ConformanceTarget {
+export function coreTarget(store: PetStore, mountPath = DEFAULT_API_PATH): ConformanceTarget {
   const mount = createMount({ mountPath });
   return {
     async send(wire: WireRequest): Promise<WireResponse> {

@@ -1,7 +1,7 @@
 /** A request as a client puts it on the wire, for the conformance suite. */
 export interface WireRequest {
   readonly method: string;
-  /** Full path with the base path and query: `/v1/pets?limit=5`. */
+  /** Full path with the mount path and query: `/v1/pets?limit=5`. */
   readonly path: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** Bytes to send, or chunks sent one after another (no Content-Length: chunked). */

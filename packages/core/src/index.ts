@@ -4,6 +4,8 @@ export { createPetStore } from './create-pet-store.js';
 export type { ApiError, ErrorCode, ErrorDetail } from './http/errors.js';
 export { errorResponse } from './http/errors.js';
 export type {
+  Handler,
+  HandlerResponse,
   ParsedBody,
   PetStoreRequest,
   PetStoreResponse,
@@ -12,7 +14,13 @@ export type {
   UnreadableBody,
 } from './http/messages.js';
 export type { Mount, MountOptions } from './http/mount.js';
-export { checkPath, createMount, readTarget } from './http/mount.js';
+export {
+  checkPath,
+  createMount,
+  DEFAULT_API_PATH,
+  readTarget,
+  targetPath,
+} from './http/mount.js';
 export { isUsableHost, protocolRefusal } from './http/protocol.js';
 export { requestIdOf } from './http/request-id.js';
 export type {
@@ -42,7 +50,13 @@ export type {
   PetInput,
   PetStatus,
 } from './schemas/schemas.js';
-export { MAX_ID, NewPetSchema, PET_STATUSES, PetSchema } from './schemas/schemas.js';
+export {
+  MAX_ID,
+  NewPetSchema,
+  ORDER_STATUSES,
+  PET_STATUSES,
+  PetSchema,
+} from './schemas/schemas.js';
 export type {
   IdempotencyClaim,
   IdempotentCreateResult,

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { createAuthenticator } from '../src/auth/auth.js';
 import { createPetStore } from '../src/index.js';
+import { buildOpenApiDocument } from '../src/openapi/openapi.js';
+import { RequestContext, reply } from '../src/operations/context.js';
 import type { OperationSpec } from '../src/operations/operation-spec.js';
 import { OPERATIONS } from '../src/operations/operations.js';
 import { compileRouter } from '../src/operations/router.js';
+import { resolveOptions } from '../src/options/options.js';
+import { answer } from '../src/pipeline/answer.js';
 import { arrayStorage } from './support/array-storage.js';
 
 type Json = Record<string, unknown>;
@@ -105,5 +110,60 @@ describe('the operation table', () => {
         );
       }
     }
+  });
+});
+
+describe('the table admits what an HTTP API needs', () => {
+  // docs/architecture.md, "Adding an operation": a row like this one is where it starts.
+  const deletePet = {
+    method: 'DELETE',
+    path: '/pets/{petId}',
+    operationId: 'deletePet',
+    tags: ['pets'],
+    summary: 'Remove an animal.',
+    description: 'A row no store serves: it shows what the table takes.',
+    parameters: [],
+    handler: () => reply(204, undefined),
+    success: { status: 204, description: 'Removed.' },
+    errors: ['not_found'],
+  } satisfies OperationSpec;
+  const operations = [...OPERATIONS, deletePet];
+  const options = resolveOptions({ storage: arrayStorage(), apiKeys: ['test-key-0123456789'] });
+
+  it('routes a DELETE beside the GET of its path, and says so in Allow', () => {
+    const route = compileRouter(operations);
+    expect(route('DELETE', '/pets/7')).toMatchObject({ kind: 'operation', params: ['7'] });
+    expect(route('PUT', '/pets/7')).toMatchObject({ allow: 'GET, DELETE' });
+  });
+
+  it('documents a 204 without content', () => {
+    const paths = buildOpenApiDocument(operations, options).paths as Record<
+      string,
+      Record<string, { responses: Record<string, Json> }>
+    >;
+    const noContent = paths['/pets/{petId}']?.delete?.responses['204'];
+    expect(noContent).toMatchObject({ description: 'Removed.' });
+    expect(noContent).not.toHaveProperty('content');
+    // A 200 keeps its JSON content.
+    expect(paths['/pets/{petId}']?.get?.responses['200']).toHaveProperty('content');
+  });
+
+  it('answers a 204 with no body and no content type', () => {
+    const parts = {
+      options,
+      openApiDocument: {},
+      authenticate: createAuthenticator({ apiKeys: ['test-key-0123456789'] }),
+    };
+    const context = new RequestContext(
+      parts,
+      { method: 'DELETE', path: '/pets/7', headers: {} },
+      'r1',
+      0,
+    );
+    const response = answer(context, reply(204, undefined));
+    expect(response.status).toBe(204);
+    expect(response.body).toBeUndefined();
+    expect(response.headers).not.toHaveProperty('content-type');
+    expect(response.headers['x-request-id']).toBe('r1');
   });
 });

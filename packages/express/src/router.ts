@@ -1,4 +1,4 @@
-import { createMount, type Mount, type PetStore, type RequestBody } from '@petstore/core';
+import { createMount, type Handler, type Mount, type RequestBody } from '@petstore/core';
 import { bodyFromParserError, bodyOf, respond, toCoreRequest } from '@petstore/node';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 
@@ -35,7 +35,7 @@ function publicPathOf(options: PetStoreRouterOptions, mount: Mount): (req: Reque
 }
 
 export function petStoreRouter(
-  store: PetStore,
+  store: Handler,
   options: PetStoreRouterOptions = {},
 ): PetStoreRouter {
   const { onWriteError } = options;

@@ -1,4 +1,4 @@
-import { createMount, type Mount, type PetStore, readTarget } from '@petstore/core';
+import { createMount, type Handler, type Mount, readTarget } from '@petstore/core';
 import { respond, toCoreRequest } from '@petstore/node';
 import type {
   FastifyError,
@@ -10,8 +10,8 @@ import type {
 import fp from 'fastify-plugin';
 
 export interface PetStorePluginOptions {
-  /** What `createPetStore(...)` from `@petstore/core` returned. */
-  readonly store: PetStore;
+  /** What `createPetStore(...)` from `@petstore/core` returned (or any other `Handler`). */
+  readonly store: Handler;
   /** Where clients see the API, for `Location` and `Link`, when a proxy rewrites it. Default: the `prefix`. */
   readonly publicPath?: string | undefined;
   /** Called when a response could not be written; the client then got a plain 500 or a closed socket. */

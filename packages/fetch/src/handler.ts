@@ -2,8 +2,8 @@ import {
   CLIENT_CLOSED_REQUEST,
   createMount,
   errorResponse,
-  type PetStore,
-  type PetStoreResponse,
+  type Handler,
+  type HandlerResponse,
   protocolRefusal,
   type RequestBody,
   requestIdOf,
@@ -40,9 +40,12 @@ const RUNTIME_CLOSES_UNREAD = 'Deno' in globalThis;
  * The core's answer as a `Response`. A body left unread is no next request, so the
  * connection ends with the answer (where the runtime does not say so itself).
  */
-function toFetchResponse(response: PetStoreResponse, body?: BodyState): Response {
+function toFetchResponse(response: HandlerResponse, body?: BodyState): Response {
   const headers: Record<string, string> = { ...response.headers };
-  const bytes = response.body === undefined ? null : new TextEncoder().encode(response.body);
+  const bytes =
+    typeof response.body === 'string'
+      ? new TextEncoder().encode(response.body)
+      : (response.body ?? null);
   // A known length spares the client chunked framing.
   if (bytes !== null) headers['content-length'] = String(bytes.byteLength);
   if (body !== undefined && !body.ended && !RUNTIME_CLOSES_UNREAD) headers.connection = 'close';
@@ -63,7 +66,7 @@ const drainable = (headers: Headers): boolean =>
  * as sent (the core judges values undecoded).
  */
 export function petStoreFetch(
-  store: PetStore,
+  store: Handler,
   options: PetStoreFetchOptions = {},
 ): PetStoreFetchHandler {
   const mount = createMount(options);

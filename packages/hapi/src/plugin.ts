@@ -1,12 +1,12 @@
 import { notFound } from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit, RouteOptions, Server } from '@hapi/hapi';
-import { createMount, type PetStore, readTarget } from '@petstore/core';
+import { createMount, type Handler, readTarget } from '@petstore/core';
 import { respond } from '@petstore/node';
 import { type PluginMount, toCoreRequest } from './to-core-request.js';
 
 export interface PetStorePluginOptions {
-  /** What `createPetStore(...)` from `@petstore/core` returned. */
-  readonly store: PetStore;
+  /** What `createPetStore(...)` from `@petstore/core` returned (or any other `Handler`). */
+  readonly store: Handler;
   /**
    * Where clients see the API, for `Location` and `Link`. Default: the
    * `routes.prefix` the plugin is registered under. Give it when a proxy in

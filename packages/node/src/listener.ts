@@ -1,4 +1,4 @@
-import { createMount, type PetStore, readTarget } from '@petstore/core';
+import { createMount, type Handler, readTarget } from '@petstore/core';
 import { type NodeRequest, toCoreRequest } from './request.js';
 import { type NodeResponse, respond, writeResponse } from './response.js';
 
@@ -37,7 +37,7 @@ function outerMount(req: MountedRequest, url: string): string {
  * `next` argument) it passes requests outside `/v1` on instead.
  */
 export function petStoreListener(
-  store: PetStore,
+  store: Handler,
   options: PetStoreListenerOptions = {},
 ): PetStoreListener {
   const { onWriteError } = options;

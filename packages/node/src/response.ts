@@ -2,9 +2,9 @@ import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 import {
   errorResponse,
-  type PetStore,
+  type Handler,
+  type HandlerResponse,
   type PetStoreRequest,
-  type PetStoreResponse,
 } from '@petstore/core';
 import type { NodeRequest } from './request.js';
 
@@ -13,13 +13,13 @@ export type NodeResponse = ServerResponse | Http2ServerResponse;
 /**
  * Status, headers and body exactly as the core gave them: `writeHead` +
  * `end`, so no framework adds an ETag, a charset or chunked framing. The body
- * is one string already in memory: `end` hands it to the socket, which sends
+ * is one string (or bytes) already in memory: `end` hands it to the socket, which sends
  * it at the client's pace (Node buffers it, nothing is copied twice).
  */
 export function writeResponse(
   req: NodeRequest,
   res: NodeResponse,
-  response: PetStoreResponse,
+  response: HandlerResponse,
 ): void {
   // The client went away mid-body: nobody to answer, so write nothing and free the socket.
   if (response.aborted === true) {
@@ -56,7 +56,7 @@ const WRITE_FAILED = errorResponse({
  * 500, or a closed socket if the answer had begun. Never rejects.
  */
 export function respond(
-  store: PetStore,
+  store: Handler,
   req: NodeRequest,
   res: NodeResponse,
   coreRequest: () => PetStoreRequest,

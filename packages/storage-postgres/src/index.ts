@@ -16,4 +16,4 @@ export {
   type ReplicaReadOutcome,
 } from './options.js';
 export { DEFAULT_SCHEMA } from './schema-name.js';
-export { createPostgresStorage } from './storage.js';
+export { createPostgresStorage, type PoolCounts, type PostgresStorage } from './storage.js';

@@ -1,4 +1,5 @@
 import {
+  ORDER_STATUSES,
   type Order,
   type OrderInput,
   type OrderStatus,
@@ -109,15 +110,10 @@ export interface OrderRow {
   readonly complete: boolean;
 }
 
-const ORDER_STATUSES: readonly string[] = [
-  'placed',
-  'approved',
-  'delivered',
-] satisfies OrderStatus[];
-
 const isPetStatus = (value: string): value is PetStatus =>
   (PET_STATUSES as readonly string[]).includes(value);
-const isOrderStatus = (value: string): value is OrderStatus => ORDER_STATUSES.includes(value);
+const isOrderStatus = (value: string): value is OrderStatus =>
+  (ORDER_STATUSES as readonly string[]).includes(value);
 
 // The table's CHECK constraints make these impossible; if one fires, the schema is not ours.
 const unexpected = (what: string, value: string): Error =>

@@ -32,6 +32,21 @@ import {
 } from './queries.js';
 import { createReadRouter } from './replica.js';
 
+/** The connections of the primary's pool now, as pg counts them: for a host's metrics. */
+export interface PoolCounts {
+  /** Open connections, idle or in use. */
+  readonly totalCount: number;
+  readonly idleCount: number;
+  /** Queries waiting for a connection. */
+  readonly waitingCount: number;
+}
+
+/** A `PetStorage` over PostgreSQL, and what a host may read off its pool. */
+export interface PostgresStorage extends PetStorage {
+  /** The primary pool's counts now (the storage's own pool, or the one the host gave). */
+  poolCounts(): PoolCounts;
+}
+
 /**
  * A `PetStorage` over PostgreSQL. Run `migrate()` for the same schema first.
  *
@@ -39,7 +54,7 @@ import { createReadRouter } from './replica.js';
  * when the database is unreachable, restarting or too slow (the core answers 503), or with the
  * original error for anything else (a bug; the core answers 500).
  */
-export function createPostgresStorage(options: PostgresStorageOptions): PetStorage {
+export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
   const timeouts = resolveTimeouts(options);
   const quotedSchema = resolveSchema(options.schema);
   const queries = queriesFor(quotedSchema);
@@ -114,6 +129,12 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
       ]);
       return rows.map(toOrder);
     },
+
+    poolCounts: () => ({
+      totalCount: pool.totalCount,
+      idleCount: pool.idleCount,
+      waitingCount: pool.waitingCount,
+    }),
 
     close(): Promise<void> {
       purging.stop();

@@ -1,4 +1,5 @@
 import {
+  ORDER_STATUSES,
   type Order,
   type OrderInput,
   type OrderStatus,
@@ -11,16 +12,10 @@ import {
 /** A row as node:sqlite returns it: column name to value. */
 export type Row = Readonly<Record<string, unknown>>;
 
-const ORDER_STATUSES: readonly string[] = [
-  'placed',
-  'approved',
-  'delivered',
-] satisfies OrderStatus[];
-
 const isPetStatus = (value: unknown): value is PetStatus =>
   typeof value === 'string' && (PET_STATUSES as readonly string[]).includes(value);
 const isOrderStatus = (value: unknown): value is OrderStatus =>
-  typeof value === 'string' && ORDER_STATUSES.includes(value);
+  typeof value === 'string' && (ORDER_STATUSES as readonly string[]).includes(value);
 
 // The tables' STRICT types and CHECK constraints make these impossible; if one fires, the file
 // was written by something else.

@@ -2,6 +2,7 @@ import { createPetStore } from '@petstore/core';
 import { HOSTS, type Host } from '@petstore/matrix/hosts';
 import { type Runtime, runtimeBinary, startRuntime } from '@petstore/runtimes/runtime';
 import { createMemoryStorage } from '@petstore/storage-memory';
+import { BASE } from './requests.js';
 import type { FuzzHost } from './run.js';
 
 /** The key every fuzzed store accepts. */
@@ -15,7 +16,7 @@ export function matrixHost(name: string, host: Host): FuzzHost {
     name,
     async start() {
       const store = createPetStore({ storage: createMemoryStorage(), apiKeys: [FUZZ_KEY] });
-      const running = await listen(store, { mountPath: '/v1' });
+      const running = await listen(store, { mountPath: BASE });
       return { port: Number(new URL(running.origin).port), close: () => running.close() };
     },
   };
@@ -36,7 +37,7 @@ export function runtimeHost(runtime: Runtime): FuzzHost {
     name: runtime,
     async start() {
       const running = await startRuntime(runtime);
-      const setup = { mountPath: '/v1', apiKeys: [FUZZ_KEY], storage: { kind: 'memory' } };
+      const setup = { mountPath: BASE, apiKeys: [FUZZ_KEY], storage: { kind: 'memory' } };
       const ready = await fetch(`${running.origin}/__harness/setup`, {
         method: 'POST',
         body: JSON.stringify(setup),

@@ -53,7 +53,7 @@ export function signature(request: FuzzRequest, answer: RawAnswer, withIds = tru
   return parts.join(' | ');
 }
 
-/** What is wrong with an answer under the base path: it must be the Error body or a contract success. */
+/** What is wrong with an answer under the mount path: it must be the Error body or a contract success. */
 export function judgeUnderBase(request: FuzzRequest, answer: RawAnswer): string | undefined {
   if (answer.status === undefined) return 'no answer';
   if (answer.headers['x-request-id'] === undefined) return 'no X-Request-Id';
@@ -73,7 +73,7 @@ export function judgeUnderBase(request: FuzzRequest, answer: RawAnswer): string 
 }
 
 /**
- * What is wrong with an answer outside the base path: the host answers as it likes, but the
+ * What is wrong with an answer outside the mount path: the host answers as it likes, but the
  * API never serves there (an answer of the core carries `X-Request-Id`; only the HTTP
  * layer's refusals of a malformed request may carry one there too).
  */
@@ -85,5 +85,5 @@ export function judgeOutsideBase(request: FuzzRequest, answer: RawAnswer): strin
     request.method === 'HEAD'
       ? PROTOCOL_STATUSES.has(answer.status)
       : typeof code === 'string' && PROTOCOL_CODES.has(code);
-  return refusal ? undefined : `the API answered outside the base path: ${answer.status}`;
+  return refusal ? undefined : `the API answered outside the mount path: ${answer.status}`;
 }

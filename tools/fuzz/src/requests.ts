@@ -1,8 +1,8 @@
-import { createMount } from '@petstore/core';
+import { createMount, DEFAULT_API_PATH } from '@petstore/core';
 import fc from 'fast-check';
 
-/** The base path every host serves the API at. */
-export const BASE = '/v1';
+/** The mount path every host serves the API at. */
+export const BASE = DEFAULT_API_PATH;
 const API_MOUNT = createMount({ mountPath: BASE });
 
 /** One generated request: its bytes exactly as sent, and what is needed to judge the answer. */
@@ -11,7 +11,7 @@ export interface FuzzRequest {
   readonly method: string;
   /** The request target as sent. */
   readonly target: string;
-  /** Under the base path once the target is read as a URL parser reads it. */
+  /** Under the mount path once the target is read as a URL parser reads it. */
   readonly underBase: boolean;
   /** One line per request, for reports. */
   readonly summary: string;
@@ -30,9 +30,9 @@ export interface RequestParts {
   readonly extra: readonly string[];
 }
 
-/** Spellings of the base path: the one that is it, and the ones that are not, or are only once read as a URL. */
+/** Spellings of the mount path: the one that is it, and the ones that are not, or are only once read as a URL. */
 const BASES = [
-  '/v1',
+  BASE,
   '/V1',
   '/%76%31',
   '/v%31',
@@ -47,7 +47,7 @@ const BASES = [
   '',
 ] as const;
 
-/** What follows the base path: the contract's paths, near misses and odd spellings. */
+/** What follows the mount path: the contract's paths, near misses and odd spellings. */
 const BELOW = [
   '/pets',
   '/pets',
@@ -305,7 +305,7 @@ function anyRequest(key: string): fc.Arbitrary<Parts> {
     // One in ten in absolute form, as sent to a proxy.
     absolute: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
     base: fc.oneof(
-      { weight: 6, arbitrary: fc.constant('/v1') },
+      { weight: 6, arbitrary: fc.constant(BASE) },
       { weight: 4, arbitrary: fc.constantFrom(...BASES) },
     ),
     below: fc.oneof(
@@ -378,7 +378,7 @@ function contractRequest(key: string): fc.Arbitrary<Parts> {
 }
 
 /**
- * Requests of every edge class (dot segments, escapes and case in the base path, repeated
+ * Requests of every edge class (dot segments, escapes and case in the mount path, repeated
  * or conflicting Authorization, Content-Type, Content-Length and Host, absolute-form
  * targets, trailing slashes, methods outside the contract, bad escapes, what Node's parser
  * refuses) and random mixes of them, with a share of plain contract requests so that the

@@ -32,7 +32,7 @@ export interface DifferentialReport {
   readonly count: number;
   readonly reference: string;
   readonly hosts: readonly string[];
-  /** Requests under the base path answered otherwise than by the reference host. */
+  /** Requests under the mount path answered otherwise than by the reference host. */
   readonly differences: readonly Finding[];
   /** Answers that break a rule whatever the other hosts do. */
   readonly violations: readonly Finding[];
@@ -151,7 +151,7 @@ export async function runDifferential(options: RunOptions): Promise<Differential
 export function describeReport(report: DifferentialReport, replay: string, shown = 10): string {
   const lines = [
     `differential fuzz: ${report.count} requests, seed ${report.seed}, hosts ${report.hosts.join(', ')} (reference ${report.reference})`,
-    `differences under the base path: ${report.differences.length}; rule violations: ${report.violations.length}`,
+    `differences under the mount path: ${report.differences.length}; rule violations: ${report.violations.length}`,
   ];
   for (const [name, count] of Object.entries(report.known))
     lines.push(`known difference "${name}": ${count}`);

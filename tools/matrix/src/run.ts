@@ -1,4 +1,5 @@
 import { runAdapterScenarios, runConformance } from '@petstore/conformance';
+import { DEFAULT_API_PATH } from '@petstore/core';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import { describe } from 'vitest';
 import { HOSTS, type Host, type HostName } from './hosts.js';
@@ -14,7 +15,7 @@ export function runConformanceOn(hostName: HostName, storageName: StorageName): 
     runConformance({
       name,
       storage: kind.open(hostName.replaceAll('-', '_')),
-      serve: (store) => host.serve(store, { mountPath: '/v1' }),
+      serve: (store) => host.serve(store, { mountPath: DEFAULT_API_PATH }),
       knownDifferences: host.knownDifferences,
     });
   });

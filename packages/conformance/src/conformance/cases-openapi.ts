@@ -25,7 +25,7 @@ export const openApiCases: ConformanceCase[] = [
   },
   {
     name: 'openapi: both servers from the options appear in the document',
-    rule: 'Base path and environments: production and staging base URLs are configuration, shown in the document',
+    rule: 'Environments: production and staging base URLs are configuration, shown in the document',
     options: {
       servers: [
         { url: 'https://api.example.com/v1', description: 'Production' },

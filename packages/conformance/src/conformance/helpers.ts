@@ -1,9 +1,9 @@
-import { PET_STATUSES, type PetInput } from '@petstore/core';
+import { DEFAULT_API_PATH, PET_STATUSES, type PetInput } from '@petstore/core';
 import type { WireRequest } from '../wire.js';
 
 export const API_KEY = 'conformance-key-0123';
 export const SECOND_API_KEY = 'conformance-second-key';
-export const BASE = '/v1';
+export const BASE = DEFAULT_API_PATH;
 
 export const bearer = (key = API_KEY) => ({ authorization: `Bearer ${key}` });
 

@@ -1,4 +1,5 @@
 import type { PetStorage, PetStore } from '@petstore/core';
+import { DEFAULT_API_PATH } from '@petstore/core';
 import { describe, expect, it } from 'vitest';
 import type { StoreHost } from '../hosted.js';
 import { createResponseValidator } from '../response-validator.js';
@@ -101,7 +102,7 @@ async function inProcessRig(testCase: ConformanceCase, options: InProcess): Prom
 }
 
 async function hostedRig(testCase: ConformanceCase, { host }: Hosted): Promise<CaseRig> {
-  const hosted = await host.start({ caseName: testCase.name, mountPath: '/v1' });
+  const hosted = await host.start({ caseName: testCase.name, mountPath: DEFAULT_API_PATH });
   for (const pet of testCase.seed?.pets ?? []) await hosted.storage.createPet(pet);
   for (const order of testCase.seed?.orders ?? []) await hosted.storage.createOrder(order);
   return {

@@ -50,6 +50,21 @@ export interface PetStoreRequest {
   readonly publicPath?: string | undefined;
 }
 
+/**
+ * What an adapter mounts: anything that answers a core request. A pet store is one (`PetStore`);
+ * the API reference page (`@petstore/api-reference`) is another, served through the same adapters.
+ */
+export interface Handler {
+  /** Never rejects: every failure is an answer. */
+  handle(request: PetStoreRequest): Promise<HandlerResponse>;
+}
+
+/** A handler's answer: a pet store's (`PetStoreResponse`), or bytes such as a script's. */
+export interface HandlerResponse extends Omit<PetStoreResponse, 'body'> {
+  /** Text, bytes, or undefined for no body; the adapter adds `content-length` when there is one. */
+  readonly body: string | Uint8Array | undefined;
+}
+
 export interface PetStoreResponse {
   readonly status: number;
   /** Lower-case names; every response has `content-type` when it has a body. */

@@ -1,6 +1,13 @@
 import { errorResponse } from './errors.js';
 import type { PetStoreResponse } from './messages.js';
 
+/**
+ * Where the API is unless a host says otherwise: the contract's `/v1`. The default public path of
+ * links and the document, and the path the standalone service, the conformance suite and the
+ * bench mount the API at. Every package takes it from here.
+ */
+export const DEFAULT_API_PATH = '/v1';
+
 /** RFC 3986 path characters: nothing that could end a header value or a `<...>` link. */
 const PATH_CHARACTERS = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
 /** A colon before the first slash reads as a scheme (`https:`): a URL, not a path. */
@@ -84,6 +91,18 @@ export function readTarget(target: string): string {
   } catch {
     return target;
   }
+}
+
+/**
+ * The path of a request target as `readTarget` reads it, without its query: what a host route
+ * (a health check, a page) is matched against. Undefined for a target that is no path once read
+ * (`*`, `http://[bad/v1`, another scheme).
+ */
+export function targetPath(target: string): string | undefined {
+  const read = readTarget(target);
+  if (read.charCodeAt(0) !== 47 /* / */) return undefined;
+  const query = read.indexOf('?');
+  return query === -1 ? read : read.slice(0, query);
 }
 
 /** Each public path a request may carry, parsed once: bounded, as values may come from requests. */

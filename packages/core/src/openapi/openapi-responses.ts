@@ -44,14 +44,15 @@ const ERROR_HEADERS: Partial<Record<ErrorCode, readonly (keyof typeof HEADER_DOC
 
 const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
 
+/** A response of the document; `body: 'none'` for one without content (a 204). */
 export const response = (
   description: string,
   headers: Readonly<Record<string, unknown>>,
-  body: SchemaName | undefined,
+  body: SchemaName | undefined | 'none',
 ): Json => ({
   description,
   headers: { ...headers, ...REQUEST_ID_HEADER },
-  content: json(body === undefined ? undefined : ref(body)),
+  ...(body === 'none' ? {} : { content: json(body === undefined ? undefined : ref(body)) }),
 });
 
 /** The 503 of an operation under load shedding: overloaded, and unreachable storage if it says so. */

@@ -42,7 +42,7 @@ function operationObject(operation: OperationSpec, options: ResolvedOptions): Js
       [success.status]: response(
         success.description,
         { ...success.headers, ...operationHeaders },
-        success.body,
+        success.status === 204 ? 'none' : success.body,
       ),
       ...errorResponses(operation.errors, operationHeaders, options.loadShedding !== undefined),
     },

@@ -55,7 +55,7 @@ export class RequestContext<TParams = ParamValues> {
 export interface Reply {
   readonly kind: 'reply';
   readonly status: number;
-  /** Serialised with JSON.stringify. */
+  /** Serialised with JSON.stringify; undefined for no body (a 204). */
   readonly body: unknown;
   readonly headers?: Readonly<Record<string, string>>;
 }

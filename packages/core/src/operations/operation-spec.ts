@@ -22,21 +22,34 @@ export interface OperationHeader {
   readonly value: (options: ResolvedOptions, publicPath: string) => string;
 }
 
-export interface Success {
-  readonly status: 200 | 201;
+/** The methods an operation may have: those a JSON API needs (a HEAD is answered 405, as today). */
+export type OperationMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A success with a JSON body: its component schema, or undefined for a body without one. */
+interface SuccessWithBody {
+  readonly status: 200 | 201 | 202;
   readonly description: string;
-  /** The body's component schema; undefined for a JSON body without one. */
   readonly body: SchemaName | undefined;
   readonly headers?: Readonly<Record<string, HeaderDoc>>;
 }
+
+/** A 204: no body, so no content type (the handler replies with an undefined body). */
+interface NoContent {
+  readonly status: 204;
+  readonly description: string;
+  readonly body?: undefined;
+  readonly headers?: Readonly<Record<string, HeaderDoc>>;
+}
+
+export type Success = SuccessWithBody | NoContent;
 
 /**
  * One row of the operation table: everything the router, the parameter reader
  * and the OpenAPI document know. The handler gets the values of `parameters`, typed.
  */
 export interface OperationSpec<TParams extends readonly AnyParameter[] = readonly AnyParameter[]> {
-  readonly method: 'GET' | 'POST';
-  /** Below the base path, OpenAPI style: `/pets/{petId}`. */
+  readonly method: OperationMethod;
+  /** Below the mount path, OpenAPI style: `/pets/{petId}`. */
   readonly path: string;
   readonly operationId: string;
   readonly summary: string;

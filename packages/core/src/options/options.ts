@@ -1,6 +1,6 @@
 import type { ApiKey } from '../auth/api-keys.js';
 import type { Verify } from '../auth/auth.js';
-import { checkPath } from '../http/mount.js';
+import { checkPath, DEFAULT_API_PATH } from '../http/mount.js';
 import type { PetStatus } from '../schemas/schemas.js';
 import { NO_SCOPE_SECRET, type ScopeOptions } from '../storage/scope.js';
 import type { PetStorage } from '../storage/storage.js';
@@ -162,7 +162,7 @@ export function resolveOptions(options: PetStoreOptions): ResolvedOptions {
   const previousScopeSecrets = resolvePreviousScopeSecrets(
     options.idempotency?.previousScopeSecrets,
   );
-  const publicPath = checkPath(options.publicPath ?? '/v1', 'publicPath');
+  const publicPath = checkPath(options.publicPath ?? DEFAULT_API_PATH, 'publicPath');
   return {
     storage: options.storage,
     publicPath,

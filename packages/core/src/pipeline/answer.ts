@@ -46,14 +46,17 @@ function toResponse(context: RequestContext, result: HandlerResult): PetStoreRes
     extra['x-request-id'] = requestId;
     return errorResponse(result, extra);
   }
-  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
+  // A reply without a body (a 204) has no content type either.
+  const headers: Record<string, string> =
+    result.body === undefined ? {} : { 'content-type': JSON_CONTENT_TYPE };
   // A key's data is no cache's to keep; only the public document may be kept.
   if (context.principal !== undefined) headers['cache-control'] = 'no-store';
   headers['x-content-type-options'] = 'nosniff';
   if (result.headers !== undefined) Object.assign(headers, result.headers);
   if (operationHeaders !== undefined) Object.assign(headers, operationHeaders);
   headers['x-request-id'] = requestId;
-  return { status: result.status, headers, body: JSON.stringify(result.body) };
+  const body = result.body === undefined ? undefined : JSON.stringify(result.body);
+  return { status: result.status, headers, body };
 }
 
 /** The response to a result, with the hooks told (onError first, when something failed). */

@@ -97,6 +97,8 @@ export const PetsSchema = v.pipe(v.array(PetSchema), v.title('Pets'));
 
 const OrderStatusSchema = v.picklist(['placed', 'approved', 'delivered']);
 export type OrderStatus = v.InferOutput<typeof OrderStatusSchema>;
+/** Every order status, from the schema: storages check their rows against it. */
+export const ORDER_STATUSES = OrderStatusSchema.options;
 
 /** Provisional: the interface only says the listing exists; fields follow the classic Swagger Petstore. */
 export const OrderSchema = v.pipe(
