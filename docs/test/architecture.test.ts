@@ -66,4 +66,20 @@ describe('docs/architecture.md', () => {
     expect(order.length).toBeGreaterThan(5);
     expect(upward).toEqual([]);
   });
+
+  it("lists the service's modules exactly, and the service imports no framework", () => {
+    const section = page.slice(
+      page.indexOf("## The service's modules"),
+      page.indexOf("## The core's"),
+    );
+    const listed = [...section.matchAll(/`([\w-]+\.ts)`/g)].map((match) => match[1]);
+    const src = join(REPO, 'packages/service/src');
+    const modules = readdirSync(src).filter((name) => name !== 'index.ts');
+    expect([...new Set(listed)].sort()).toEqual(modules.sort());
+    const frameworks = /from '(?:express|@hapi\/hapi|fastify|@petstore\/(?:express|hapi|fastify))'/;
+    const importing = modules.filter((name) =>
+      frameworks.test(readFileSync(join(src, name), 'utf8')),
+    );
+    expect(importing).toEqual([]);
+  });
 });

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { halfSentPost } from '@petstore/service/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO } from './readmes.js';
+import { startInTerminal as inTerminal } from './terminal.js';
 
 const KEY = 'quick-start-key-0123456789';
 
@@ -19,19 +19,9 @@ function startCommand(): string {
   return (line.split('&&')[1] ?? '').split('#')[0]?.trim() ?? '';
 }
 
-const started: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
-});
-
-/** The README's start command in a terminal of its own; Ctrl-C is `stop()`. */
-async function startInTerminal(command: string, dataHome: string) {
-  // `script` gives the command a terminal of its own; a ^C typed into it is the terminal's
-  // SIGINT to the whole foreground process group, as a person's Ctrl-C is. `exec`: in a person's
-  // terminal the command is the interactive shell's foreground job, and that shell survives ^C;
-  // `script` runs it under `$SHELL -c`, which without SHELL (as in CI) is dash, and dash would
-  // wait for npm inside the group and die of the ^C itself (130), whatever npm exits with.
-  const child = spawn('script', ['-qec', `exec ${command}`, '/dev/null'], {
+/** The README's start command in a terminal of its own; Ctrl-C is `ctrlC()`. */
+const startInTerminal = (command: string, dataHome: string) =>
+  inTerminal(command, {
     cwd: REPO,
     env: {
       ...process.env,
@@ -44,30 +34,7 @@ async function startInTerminal(command: string, dataHome: string) {
       DATABASE_URL: '',
       XDG_DATA_HOME: dataHome,
     },
-    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  started.push(child);
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let url: string | undefined;
-  for (let waited = 0; url === undefined && waited < 60_000; waited += 100) {
-    url = /listening on (http:\/\/\S+\/v1)/.exec(output)?.[1];
-    await sleep(100);
-  }
-  expect(url, output).toBeDefined();
-  return {
-    url: url ?? '',
-    output: () => output,
-    ctrlC: () => child.stdin?.write('\x03'),
-    exited,
-  };
-}
 
 let dataHome = '';
 beforeAll(async () => {

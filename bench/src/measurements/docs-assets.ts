@@ -12,8 +12,9 @@ import { Agent, createServer, request, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createApiReference } from '@petstore/api-reference';
+import { type ApiReference, createApiReference } from '@petstore/api-reference';
 import { apiReferenceListener } from '@petstore/api-reference/node';
+import type { HandlerResponse } from '@petstore/core';
 import type { BenchChild } from '../child.js';
 import { type BenchConfig, FULL, SMOKE } from '../config.js';
 import { LOAD_CPU, pinSelf } from '../cpu.js';
@@ -47,7 +48,20 @@ function builtBundle(): { readonly file: string; readonly bytes: Buffer } {
  * floor: the package's own brotli answer written by a bare route with no logic at all, what
  * sending those bytes costs by itself.
  */
-export function docsAssetsServer(): Server {
+/** The reference's answer to a GET of `path` (a full path, below `/docs`), as mounted there. */
+const answerOf = (
+  reference: ApiReference,
+  path: string,
+  headers: Readonly<Record<string, string>>,
+): Promise<HandlerResponse> =>
+  reference.handle({
+    method: 'GET',
+    path: path.slice(reference.path.length) || '/',
+    headers,
+    publicPath: reference.path,
+  });
+
+export async function docsAssetsServer(): Promise<Server> {
   const bundle = builtBundle();
   const text = bundle.bytes.toString('utf8');
   const oldHeaders = {
@@ -56,16 +70,17 @@ export function docsAssetsServer(): Server {
     'content-type': 'text/javascript; charset=utf-8',
     'cache-control': 'public, max-age=86400',
   };
-  const floor = createApiReference({ publicPath: '/v1' })('GET', `/docs/${bundle.file}`, {
+  const floor = await answerOf(createApiReference(), `/docs/${bundle.file}`, {
     'accept-encoding': 'br',
   });
-  const docs = apiReferenceListener({ publicPath: '/v1' });
+  const floorBody = floor.body ?? '';
+  const floorHeaders = { ...floor.headers, 'content-length': String(Buffer.byteLength(floorBody)) };
+  const docs = apiReferenceListener();
   return createServer((req, res) =>
     docs(req, res, () => {
       if (req.url === OLD_PATH) res.writeHead(200, oldHeaders).end(text);
-      else if (req.url === FLOOR_PATH && floor !== undefined) {
-        res.writeHead(200, floor.headers).end(floor.body);
-      } else res.writeHead(404).end();
+      else if (req.url === FLOOR_PATH) res.writeHead(200, floorHeaders).end(floorBody);
+      else res.writeHead(404).end();
     }),
   );
 }
@@ -78,11 +93,11 @@ interface Case {
   readonly status: number;
 }
 
-function cases(): Case[] {
+async function cases(): Promise<Case[]> {
   const { file } = builtBundle();
-  const reference = createApiReference({ publicPath: '/v1' });
   const path = `/docs/${file}`;
-  const etag = reference('GET', path, { 'accept-encoding': 'br' })?.headers.etag ?? '';
+  const etag =
+    (await answerOf(createApiReference(), path, { 'accept-encoding': 'br' })).headers.etag ?? '';
   const browser = 'gzip, deflate, br, zstd';
   return [
     {
@@ -181,13 +196,13 @@ export const docsAssetsSeconds = (config: BenchConfig): number => {
  * CPU µs of the package's own work per request, without HTTP: picking the answer for these
  * headers (method, path, coding, ETag), a million times over.
  */
-function answerMicros(spec: Case): number {
-  const reference = createApiReference({ publicPath: '/v1' });
+async function answerMicros(spec: Case): Promise<number> {
+  const reference = createApiReference();
   const calls = 1_000_000;
   let found = 0;
   const before = process.cpuUsage();
   for (let call = 0; call < calls; call++) {
-    if (reference('GET', spec.path, spec.headers)?.status === spec.status) found++;
+    if ((await answerOf(reference, spec.path, spec.headers)).status === spec.status) found++;
   }
   const spent = process.cpuUsage(before);
   if (found !== calls) throw new Error(`docs assets ${spec.key}: unexpected answer in process`);
@@ -200,7 +215,7 @@ export async function measureDocsAssets(
   progress: Progress,
 ): Promise<DocsAssets> {
   const { connections, secondsPerRun, rounds, maxRequests } = docsAssetsPlan(config);
-  const all = cases();
+  const all = await cases();
   progress.log('docs assets: starting the server (package + old way) on the server core');
   const child: BenchChild = await startServer({ kind: 'docs-assets' });
   const origin = `http://127.0.0.1:${child.port}`;
@@ -231,29 +246,32 @@ export async function measureDocsAssets(
   } finally {
     await child.stop();
   }
-  const reference = createApiReference({ publicPath: '/v1' });
+  const reference = createApiReference();
   const path = all[1]?.path ?? '';
-  const size = (encoding: string) =>
-    reference('GET', path, { 'accept-encoding': encoding })?.body.byteLength ?? 0;
+  const size = async (encoding: string) =>
+    Buffer.byteLength(
+      (await answerOf(reference, path, { 'accept-encoding': encoding })).body ?? '',
+    );
+  const measuredCases = [];
+  for (const spec of all) {
+    const measured = runs.get(spec.key) ?? [];
+    const cpus = measured.map((run) => run.cpu);
+    const known = cpus.filter((cpu): cpu is number => cpu !== null);
+    measuredCases.push({
+      key: spec.key,
+      label: spec.label,
+      answerMicros: spec.key === 'br' || spec.key === '304' ? await answerMicros(spec) : null,
+      requestsPerSecond: measured.map((run) => run.rps),
+      serverCpuMicros: cpus,
+      medianRps: median(measured.map((run) => run.rps)),
+      medianServerCpuMicros: known.length === cpus.length ? median(known) : null,
+    });
+  }
   return {
     connections,
     secondsPerRun,
-    bytes: { plain: size('identity'), br: size('br') },
-    cases: all.map(({ key, label }) => {
-      const measured = runs.get(key) ?? [];
-      const cpus = measured.map((run) => run.cpu);
-      const known = cpus.filter((cpu): cpu is number => cpu !== null);
-      const spec = all.find((one) => one.key === key);
-      return {
-        key,
-        label,
-        answerMicros: key === 'br' || key === '304' ? answerMicros(spec as Case) : null,
-        requestsPerSecond: measured.map((run) => run.rps),
-        serverCpuMicros: cpus,
-        medianRps: median(measured.map((run) => run.rps)),
-        medianServerCpuMicros: known.length === cpus.length ? median(known) : null,
-      };
-    }),
+    bytes: { plain: await size('identity'), br: await size('br') },
+    cases: measuredCases,
   };
 }
 

@@ -158,7 +158,7 @@ async function start(spec: ServerSpec): Promise<Running> {
       return runNode(oursNodeServer(benchStore(storage)), storage);
     }
     case 'docs-assets':
-      return runNode(docsAssetsServer());
+      return runNode(await docsAssetsServer());
     case 'node-ours-overload':
     case 'node-ours-postgres-overload': {
       const { server, storage } = await overloadServer(spec);

@@ -1,14 +1,15 @@
 import type { AddressInfo } from 'node:net';
-import { createHttpService, MOUNT_PATH, runService } from '@petstore/service';
+import { createHttpService, runService } from '@petstore/service';
 import { createServer } from './server.js';
 
 // Config, logging, storage, the HTTP server (limits, host routes, parser errors) and shutdown
-// are shared (@petstore/service); this file only plugs hapi in.
+// are shared (@petstore/service); this file only plugs hapi in, at the service's mount path.
 await runService(async (parts) => {
-  const http = createHttpService(parts, MOUNT_PATH);
-  const { config, store } = parts;
+  const http = createHttpService(parts);
+  const { config, store, mountPath } = parts;
   const server = await createServer({
     store,
+    mountPath,
     listener: http.server,
     host: config.host,
     port: config.port,

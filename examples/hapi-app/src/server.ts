@@ -5,6 +5,8 @@ import { petStorePlugin } from '@petstore/hapi';
 
 export interface ServerParts {
   readonly store: PetStore;
+  /** Where the API is mounted (hapi's `routes.prefix`): the service's (`ServiceParts.mountPath`). */
+  readonly mountPath: string;
   /** The Node server to serve from (the shared one, with the service's limits). */
   readonly listener: NodeServer;
   readonly host: string;
@@ -12,12 +14,13 @@ export interface ServerParts {
 }
 
 /**
- * The pet API under /v1. Health checks, the JSON 404 and bad request targets are answered
+ * The pet API at `mountPath`. Health checks, the JSON 404 and bad request targets are answered
  * before hapi (the shared front door in @petstore/service), so hapi only ever sees
  * requests for the API, whose routes leave every status and body to the core.
  */
 export async function createServer({
   store,
+  mountPath,
   listener,
   host,
   port,
@@ -25,7 +28,7 @@ export async function createServer({
   const server = Hapi.server({ listener, host, port, autoListen: true });
   await server.register(
     { plugin: petStorePlugin, options: { store } },
-    { routes: { prefix: '/v1' } },
+    { routes: { prefix: mountPath } },
   );
   return server;
 }

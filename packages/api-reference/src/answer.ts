@@ -1,15 +1,7 @@
+import type { HandlerResponse } from '@petstore/core';
+
 /** The request headers an answer depends on, by lower-case name (Node's `req.headers` fits). */
 export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
-
-/** A plain answer for the host to write: status, headers and the bytes of the body. */
-export interface ApiReferenceAnswer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  /** Empty for HEAD, 304 and 405: never encoded or copied per request. */
-  readonly body: Uint8Array;
-}
-
-const EMPTY = new Uint8Array(0);
 
 /** Headers every answer carries: no MIME sniffing, no referrer leaking the page's URL. */
 export const COMMON_HEADERS = {
@@ -18,8 +10,11 @@ export const COMMON_HEADERS = {
 } as const;
 
 /** An answer with no body (the headers say what a GET would have sent). */
-export const bodiless = (status: number, headers: Readonly<Record<string, string>>) =>
-  Object.freeze({ status, headers: Object.freeze({ ...headers }), body: EMPTY });
+export const bodiless = (
+  status: number,
+  headers: Readonly<Record<string, string>>,
+): HandlerResponse =>
+  Object.freeze({ status, headers: Object.freeze({ ...headers }), body: undefined });
 
 /** A small JSON error, as every error of the pet store looks. */
 export function errorAnswer(
@@ -27,17 +22,15 @@ export function errorAnswer(
   code: string,
   message: string,
   extra: Readonly<Record<string, string>> = {},
-): ApiReferenceAnswer {
-  const body = Buffer.from(JSON.stringify({ code, message, status }));
+): HandlerResponse {
   return Object.freeze({
     status,
     headers: Object.freeze({
       ...COMMON_HEADERS,
       'content-type': 'application/json; charset=utf-8',
-      'content-length': String(body.byteLength),
       'cache-control': 'no-store',
       ...extra,
     }),
-    body,
+    body: JSON.stringify({ code, message, status }),
   });
 }

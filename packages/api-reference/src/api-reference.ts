@@ -1,5 +1,4 @@
-import { checkPath } from '@petstore/core';
-import type { ApiReferenceAnswer, RequestHeaders } from './answer.js';
+import { checkPath, createMount, DEFAULT_API_PATH, type Handler } from '@petstore/core';
 import { type ScalarBundle, scalarBundle } from './bundle.js';
 import { contentHash } from './hash.js';
 import { CODINGS } from './manifest.js';
@@ -16,19 +15,22 @@ export interface ApiReferenceOptions {
   readonly openApiUrl?: string;
   /** The page's `<title>`. Default `API reference`. */
   readonly title?: string;
-  /** Where the page is served; its scripts are below it. Default `/docs`. */
+  /** Where the mounts serve the page (their mount path); its scripts are below it. Default `/docs`. */
   readonly path?: string;
   /** @internal For tests: where the built assets are. */
   readonly assetsDir?: string;
 }
 
 /**
- * `(method, path, headers)`: the answer for the page or one of its scripts, or undefined for any
- * other path (the host's 404). `path` is the request's path as sent, without its query.
+ * The page and its scripts as a `Handler`, mounted like a pet store by any adapter
+ * (`@petstore/express`, `hapi`, `fastify`, `node`, `fetch`): a request's `path` is below the mount
+ * (`/` the page, then its scripts), and its `publicPath`, where the mount is as the client sees it,
+ * is where the page points its scripts.
  */
-export interface ApiReference {
-  (method: string, path: string, headers: RequestHeaders): ApiReferenceAnswer | undefined;
-  /** Every path it answers: the page, then its scripts. */
+export interface ApiReference extends Handler {
+  /** The `path` option: the mount path the one-line mounts give their adapter. */
+  readonly path: string;
+  /** Every path it answers below its mount: the page (`/`), then its scripts. */
   readonly paths: readonly string[];
 }
 
@@ -79,35 +81,54 @@ const textFile = (
   };
 };
 
+/** The page for each public path it is served at (one, nearly always): bounded all the same. */
+const PAGES_KEPT = 16;
+
 /**
  * The API reference page of an OpenAPI document: Scalar's standalone bundle, served from the
- * installed package under a strict CSP. Everything is read or built here, once; an answer is
- * only picked per request. Its scripts have content-hashed names, cached for a year
- * (`immutable`); the page itself is revalidated (`no-cache`), so a new version shows at once.
+ * installed package under a strict CSP. Everything is read or built here, once (the page once per
+ * public path it is seen at); an answer is only picked per request. Its scripts have
+ * content-hashed names, cached for a year (`immutable`); the page itself is revalidated
+ * (`no-cache`), so a new version shows at once. Any other path below the mount is the pet
+ * store's JSON 404.
  */
 export function createApiReference(options: ApiReferenceOptions = {}): ApiReference {
-  const publicPath = checkedPath('publicPath', options.publicPath ?? '/v1', true);
+  const publicPath = checkedPath('publicPath', options.publicPath ?? DEFAULT_API_PATH, true);
   const path = checkedPath('path', options.path ?? '/docs', false);
   const openApiUrl = checkedPath(
     'openApiUrl',
     options.openApiUrl ?? `${publicPath}/openapi.json`,
     false,
   );
+  const title = options.title ?? 'API reference';
   const bundle = scalarBundle(options.assetsDir);
   const init = textFile(initScript(openApiUrl, publicPath), JAVASCRIPT, IMMUTABLE);
-  const scripts = [`${path}/${bundle.file}`, `${path}/init.${init.hash}.js`] as const;
-  const page = textFile(
-    pageHtml(options.title ?? 'API reference', scripts),
-    'text/html; charset=utf-8',
-    'no-cache',
-    { 'content-security-policy': CONTENT_SECURITY_POLICY },
-  );
-  const files = new Map<string, ServedFile>([
-    [path, page.served],
-    [scripts[0], bundleFile(bundle)],
-    [scripts[1], init.served],
+  const scripts = new Map<string, ServedFile>([
+    [`/${bundle.file}`, bundleFile(bundle)],
+    [`/init.${init.hash}.js`, init.served],
   ]);
-  const reference = (method: string, requestPath: string, headers: RequestHeaders) =>
-    files.get(requestPath)?.(method, headers);
-  return Object.assign(reference, { paths: Object.freeze([...files.keys()]) });
+  const pages = new Map<string, ServedFile>();
+  /** The page where clients see it: its scripts named by their full path below it. */
+  const pageAt = (pagePath: string): ServedFile => {
+    let page = pages.get(pagePath);
+    if (page === undefined) {
+      const sources = [...scripts.keys()].map((script) => `${pagePath}${script}`);
+      page = textFile(pageHtml(title, sources), 'text/html; charset=utf-8', 'no-cache', {
+        'content-security-policy': CONTENT_SECURITY_POLICY,
+      }).served;
+      if (pages.size >= PAGES_KEPT) pages.clear();
+      pages.set(pagePath, page);
+    }
+    return page;
+  };
+  const { outside } = createMount();
+  return {
+    path,
+    paths: Object.freeze(['/', ...scripts.keys()]),
+    handle(request) {
+      const file =
+        request.path === '/' ? pageAt(request.publicPath ?? path) : scripts.get(request.path);
+      return Promise.resolve(file === undefined ? outside : file(request.method, request.headers));
+    },
+  };
 }

@@ -1,15 +1,14 @@
-import type { ApiReferenceOptions } from './api-reference.js';
-import { type ApiReferenceListener, apiReferenceListener } from './node.js';
+import { type PetStoreRouter, petStoreRouter } from '@petstore/express';
+import { type ApiReferenceOptions, createApiReference } from './api-reference.js';
 
 /**
- * `app.use(apiReferenceRouter({ publicPath: '/v1' }))`: the page at `/docs`, every other request
- * passed on with `next()`. Paths are matched in full (`req.originalUrl`), so it may sit in a
- * nested router too. It writes its answers itself: Express adds no ETag, charset or compression.
- * Needs no Express types: Express 4 and 5 take it like any `(req, res, next)` middleware.
+ * `app.use(apiReferenceRouter({ publicPath: '/v1' }))`: the page at `/docs` (below wherever the
+ * router is used), every other path passed on with `next()`. Mounted by `@petstore/express`
+ * like the pet store, so it answers exactly as every other host does.
  */
-export function apiReferenceRouter(options: ApiReferenceOptions = {}): ApiReferenceListener {
-  return apiReferenceListener(options);
+export function apiReferenceRouter(options: ApiReferenceOptions = {}): PetStoreRouter {
+  const reference = createApiReference(options);
+  return petStoreRouter(reference, { mountPath: reference.path });
 }
 
 export type { ApiReferenceOptions } from './api-reference.js';
-export type { ApiReferenceListener } from './node.js';

@@ -1,4 +1,4 @@
-export type { ApiReferenceAnswer, RequestHeaders } from './answer.js';
+export type { RequestHeaders } from './answer.js';
 export {
   type ApiReference,
   type ApiReferenceOptions,

@@ -1,10 +1,5 @@
-import {
-  type ApiReferenceAnswer,
-  bodiless,
-  COMMON_HEADERS,
-  errorAnswer,
-  type RequestHeaders,
-} from './answer.js';
+import type { HandlerResponse } from '@petstore/core';
+import { bodiless, COMMON_HEADERS, errorAnswer, type RequestHeaders } from './answer.js';
 import { chooseEncoding, type Encoding, noneMatch } from './negotiation.js';
 
 /** One file the page needs, in each coding it is stored in. */
@@ -20,13 +15,13 @@ export interface FileSpec {
 }
 
 /** Answers one file: every answer is built here, once, and only picked per request. */
-export type ServedFile = (method: string, headers: RequestHeaders) => ApiReferenceAnswer;
+export type ServedFile = (method: string, headers: RequestHeaders) => HandlerResponse;
 
 interface Variant {
   readonly etag: string;
-  readonly full: ApiReferenceAnswer;
-  readonly head: ApiReferenceAnswer;
-  readonly notModified: ApiReferenceAnswer;
+  readonly full: HandlerResponse;
+  readonly head: HandlerResponse;
+  readonly notModified: HandlerResponse;
 }
 
 const ALLOWED_METHODS = 'GET, HEAD';
@@ -62,13 +57,13 @@ export function servedFile(spec: FileSpec): ServedFile {
     const headers: Record<string, string> = {
       ...validators,
       'content-type': contentType,
-      'content-length': String(body.byteLength),
       ...(coding === 'identity' ? {} : { 'content-encoding': coding }),
     };
     variants.set(coding, {
       etag,
+      // The adapter that writes a body gives its length; a HEAD says the length a GET would have.
       full: Object.freeze({ status: 200, headers: Object.freeze(headers), body }),
-      head: bodiless(200, headers),
+      head: bodiless(200, { ...headers, 'content-length': String(body.byteLength) }),
       notModified: bodiless(304, validators),
     });
   }

@@ -175,9 +175,13 @@ describe('registered under a prefix', () => {
     };
   };
 
-  it('hapi: the page and its scripts are below routes.prefix', async () => {
+  it('hapi: the page and its scripts are below routes.prefix, and its path below that', async () => {
     const server = Hapi.server({ host: '127.0.0.1', port: 0 });
     await server.register({ plugin: apiReferenceHapi }, { routes: { prefix: '/tenant' } });
+    await server.register(
+      { plugin: apiReferenceHapi, options: { path: '/reference' } },
+      { routes: { prefix: '/other' } },
+    );
     await server.start();
     running.push({ origin: server.info.uri, close: () => server.stop() });
     expect(await pageAt(server.info.uri, '/tenant/docs')).toEqual({
@@ -185,18 +189,17 @@ describe('registered under a prefix', () => {
       bundle: `/tenant${BUNDLE}`,
       bundleStatus: 200,
     });
-    const elsewhere = Hapi.server();
-    await expect(
-      elsewhere.register(
-        { plugin: apiReferenceHapi, options: { path: '/docs' } },
-        { routes: { prefix: '/tenant' } },
-      ),
-    ).rejects.toThrow(/not below the plugin's prefix/);
+    expect(await pageAt(server.info.uri, '/other/reference')).toEqual({
+      status: 200,
+      bundle: `/other/reference/${file}`,
+      bundleStatus: 200,
+    });
   });
 
-  it('Fastify: the page and its scripts are below the prefix', async () => {
+  it('Fastify: the page and its scripts are below the prefix, and its path below that', async () => {
     const app = Fastify();
     await app.register(apiReferenceFastify, { prefix: '/tenant' });
+    await app.register(apiReferenceFastify, { prefix: '/other', path: '/reference' });
     await app.listen({ host: '127.0.0.1', port: 0 });
     running.push({ origin: originOf(app.server), close: () => app.close() });
     expect(await pageAt(originOf(app.server), '/tenant/docs')).toEqual({
@@ -204,15 +207,17 @@ describe('registered under a prefix', () => {
       bundle: `/tenant${BUNDLE}`,
       bundleStatus: 200,
     });
-    await expect(
-      Fastify().register(apiReferenceFastify, { prefix: '/tenant', path: '/docs' }),
-    ).rejects.toThrow(/not below the plugin's prefix/);
+    expect(await pageAt(originOf(app.server), '/other/reference')).toEqual({
+      status: 200,
+      bundle: `/other/reference/${file}`,
+      bundleStatus: 200,
+    });
   });
 
-  it('Express: a nested router matches the full path (req.originalUrl)', async () => {
+  it("Express: in a nested router, below the router's own mount (req.baseUrl)", async () => {
     const app = express();
     const tenant = express.Router();
-    tenant.use(apiReferenceRouter({ path: '/tenant/docs' }));
+    tenant.use(apiReferenceRouter());
     app.use('/tenant', tenant);
     const host = await listening(createServer(app));
     running.push(host);

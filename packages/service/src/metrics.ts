@@ -1,16 +1,10 @@
 import type { DeprecatedCallEvent, PetStoreHooks, ResponseEvent } from '@petstore/core';
+import type { PoolCounts } from '@petstore/storage-postgres';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
-/** What `GET /metrics` reports on a PostgreSQL pool (pg.Pool has these counters). */
-export interface PoolCounts {
-  readonly totalCount: number;
-  readonly idleCount: number;
-  readonly waitingCount: number;
-}
-
 export interface MetricsOptions {
-  /** The PostgreSQL pool, when there is one: its connection counts become gauges. */
-  readonly pool?: PoolCounts | undefined;
+  /** The PostgreSQL pool's counts, when there is one: they become gauges. */
+  readonly poolCounts?: (() => PoolCounts) | undefined;
 }
 
 /** Prometheus metrics of one app: fed by the core's hooks, read by `GET /metrics`. */
@@ -39,7 +33,7 @@ const SHED = 'shed_';
  * never share counts. Labels come from the core's events (the operationId), never from paths,
  * so a scan of random URLs cannot blow up the number of series.
  */
-export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
+export function createMetrics({ poolCounts }: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -80,14 +74,14 @@ export function createMetrics({ pool }: MetricsOptions = {}): Metrics {
     registers: [registry],
   });
 
-  if (pool !== undefined) {
+  if (poolCounts !== undefined) {
     const gauge = (name: string, help: string, read: (counts: PoolCounts) => number): void => {
       new Gauge({
         name,
         help,
         registers: [registry],
         collect() {
-          this.set(read(pool));
+          this.set(read(poolCounts()));
         },
       });
     };

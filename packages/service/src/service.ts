@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { type ApiReference, createApiReference } from '@petstore/api-reference';
-import { createPetStore, type PetStore } from '@petstore/core';
+import { createPetStore, DEFAULT_API_PATH, type PetStore } from '@petstore/core';
 import { bannerLines } from './banner.js';
 import { type AppConfig, type Env, loadConfig } from './config.js';
 import { createHostRoutes, type HostRoutes, managementRoutes } from './host-routes.js';
@@ -12,14 +12,16 @@ import { type Drain, handleShutdownSignals } from './shutdown.js';
 import { openStorage, seedPets } from './storage.js';
 import { startTracing, type Tracing } from './tracing.js';
 
-/** Where the pet API is mounted in both example apps. */
-export const MOUNT_PATH = '/v1';
-
 /** What an app's framework code is given to build its server from. */
 export interface ServiceParts {
   readonly config: AppConfig;
   readonly store: PetStore;
-  /** /healthz, /readyz and the 404 outside the base path. */
+  /**
+   * Where the service mounts the API (`/v1`): the framework mounts `store` here, the front door
+   * hands it everything below, and links, the document and the banner show it.
+   */
+  readonly mountPath: string;
+  /** /healthz, /readyz and the 404 outside the mount path. */
   readonly host: HostRoutes;
   /** GET /docs and its scripts (`@petstore/api-reference`); undefined when DOCS=off. */
   readonly docs: ApiReference | undefined;
@@ -56,18 +58,20 @@ export async function runService(
     return;
   }
   const config = loaded.config;
+  // The one place the service's mount path is chosen: everything below takes it from `parts`.
+  const mountPath = DEFAULT_API_PATH;
   try {
     // Before the storage: the SDK must see `pg` load to trace its queries.
-    const tracing = await startTracing(env, MOUNT_PATH);
+    const tracing = await startTracing(env, mountPath);
     const logger = createLogger(config.logLevel, undefined, tracing?.logFields);
-    const { storage, description, pool } = await openStorage(config, logger);
-    const metrics = config.metrics ? createMetrics({ pool }) : undefined;
+    const { storage, description, poolCounts } = await openStorage(config, logger);
+    const metrics = config.metrics ? createMetrics({ poolCounts }) : undefined;
     const seeded = await seedPets(storage, config.seedPets);
     const preempted = preemptedRequests();
     const store = createPetStore({
       storage,
       apiKeys: config.apiKeys,
-      publicPath: MOUNT_PATH,
+      publicPath: mountPath,
       servers: config.servers,
       idempotency: {
         scopeSecret: config.scopeSecret,
@@ -88,11 +92,12 @@ export async function runService(
       readyRequiresStorage: config.readyRequiresStorage,
     });
     const docs = config.docs
-      ? createApiReference({ publicPath: MOUNT_PATH, title: 'Pet store API reference' })
+      ? createApiReference({ publicPath: mountPath, title: 'Pet store API reference' })
       : undefined;
     const { address, drain } = await serve({
       config,
       store,
+      mountPath,
       host,
       docs,
       logger,
@@ -110,7 +115,7 @@ export async function runService(
           });
     const facts = {
       address,
-      publicPath: MOUNT_PATH,
+      publicPath: mountPath,
       storage: description,
       seeded,
       config,

@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { targetPath } from '@petstore/core';
 import { createLimitedServer } from './connection-limits.js';
-import type { HostRoute, HostRoutes } from './host-routes.js';
+import { type HostRoute, type HostRoutes, writeHostAnswer } from './host-routes.js';
 
 /** Where probes and scrapes go: connections of their own, never competing with API traffic. */
 export interface ManagementListener {
@@ -33,9 +34,9 @@ export async function startManagementListener(
   const server: Server = createLimitedServer(LIMITS);
   server.on('request', (req, res) => {
     const method = req.method ?? '-';
+    // As every host reads a target (core's rule); what is no path is nobody's route.
     const target = req.url ?? '/';
-    // Prefixed, not resolved against a base: `//x` must stay a path.
-    const path = target.startsWith('/') ? new URL(`http://management${target}`).pathname : target;
+    const path = targetPath(target) ?? target;
     const route = method === 'GET' || method === 'HEAD' ? byPath.get(path) : undefined;
     // A body sent here is never read: the connection closes after the answer instead.
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding']) {
@@ -46,7 +47,7 @@ export async function startManagementListener(
         ? host.notFound(method, path, req.headers['x-request-id'])
         : route.answer({ method, path, headers: req.headers }),
     ).then(
-      ({ status, headers, body }) => res.writeHead(status, headers).end(body),
+      (answer) => writeHostAnswer(res, answer),
       () => res.destroy(),
     );
   });

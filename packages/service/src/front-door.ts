@@ -1,14 +1,14 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { createMount, requestIdOf } from '@petstore/core';
+import { createMount, readTarget, requestIdOf, targetPath } from '@petstore/core';
 import type { Connections } from './connections.js';
 import { errorAnswer } from './error-answers.js';
-import type { HostRoute, HostRouteAnswer, HostRoutes } from './host-routes.js';
+import { type HostRoute, type HostRoutes, writeHostAnswer } from './host-routes.js';
 import { type Logger, logRequest } from './logging.js';
 import type { PreemptedRequests } from './preempted.js';
 import type { Tracing } from './tracing.js';
 
 export interface FrontDoorOptions {
-  /** Requests for this path and below go to the framework (the API); the rest are ours. */
+  /** Requests at this path and below go to the framework (the API); the rest are ours. */
   readonly mountPath: string;
   readonly routes: readonly HostRoute[];
   /** For the JSON 404 of every other path. */
@@ -23,37 +23,24 @@ export interface FrontDoorOptions {
 }
 
 /**
- * The path of the request target, normalised the way URL parsers (and so hapi's router) do:
- * dot segments resolved (`/v1/pets/../../healthz` is `/healthz`), and an absolute-form target
- * (`http://host/a?b`, which a server must accept) taken in origin form. The target is rewritten
- * when that changes it, so the front door and the framework agree on what was asked for.
- * Anything that is no path (`*`, `http://[bad/v1`) is undefined.
+ * The path of the request target as every host reads it (core's `readTarget`: dot segments
+ * resolved, so `/v1/pets/../../healthz` is `/healthz`; an absolute-form target in origin form).
+ * The target is rewritten when that changes it, so the front door and the framework agree on
+ * what was asked for. Anything that is no path (`*`, `http://[bad/v1`) is undefined.
  */
 function pathOf(req: IncomingMessage): string | undefined {
-  const target = req.url ?? '';
-  let url: URL;
-  try {
-    // Prefixed rather than resolved against a base: `//v1/pets` must stay a path.
-    url = new URL(target.startsWith('/') ? `http://host${target}` : target);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  const normal = `${url.pathname}${url.search}`;
-  if (normal !== target) req.url = normal;
-  return url.pathname;
+  const read = readTarget(req.url ?? '');
+  const path = targetPath(read);
+  if (path !== undefined && read !== req.url) req.url = read;
+  return path;
 }
 
 const hasBody = ({ headers }: IncomingMessage): boolean =>
   headers['transfer-encoding'] !== undefined ||
   (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
-const write = (res: ServerResponse, { status, headers, body }: HostRouteAnswer): void => {
-  res.writeHead(status, headers).end(body);
-};
-
 /**
- * Every request to either app comes through here first, as a Node request listener: an
+ * Every request to every app comes through here first, as a Node request listener: an
  * unparseable target gets a 400 Error body, the host routes and the JSON 404 are answered here
  * without reading a body, and only the API's own paths reach the framework. So no framework's
  * payload parsing, router or error page ever sees a request outside the API.
@@ -93,7 +80,7 @@ export function frontDoor(options: FrontDoorOptions, api: RequestListener): Requ
       route === undefined
         ? host.notFound(method, path, req.headers['x-request-id'])
         : await route.answer({ method, path, headers: req.headers });
-    write(res, answer);
+    writeHostAnswer(res, answer);
   };
 
   /** A 400 for a request no route should see. */
@@ -101,7 +88,7 @@ export function frontDoor(options: FrontDoorOptions, api: RequestListener): Requ
     const started = performance.now();
     const requestId = requestIdOf(req.headers);
     if (hasBody(req)) res.setHeader('connection', 'close');
-    write(res, errorAnswer('invalid_request', message, requestId));
+    writeHostAnswer(res, errorAnswer('invalid_request', message, requestId));
     logRequest(logger, {
       method: req.method ?? '-',
       route: undefined,

@@ -6,7 +6,7 @@ import { type Connections, trackConnections } from './connections.js';
 import { frontDoor } from './front-door.js';
 import { hostRouteTable } from './host-routes.js';
 import { logRequest } from './logging.js';
-import type { ServiceParts } from './service.js';
+import type { ServiceParts, Serving } from './service.js';
 import type { Drain } from './shutdown.js';
 
 export interface HttpService {
@@ -24,15 +24,25 @@ export interface HttpService {
   readonly drain: Drain;
 }
 
-/** The HTTP side both example apps share; the framework only ever sees the API's requests. */
+/**
+ * The HTTP side every app shares (the bin and both example apps); the framework only ever sees
+ * the API's requests, below `parts.mountPath`.
+ */
 export function createHttpService(
   parts: Pick<
     ServiceParts,
-    'config' | 'host' | 'docs' | 'logger' | 'stopping' | 'preempted' | 'tracing' | 'metrics'
+    | 'config'
+    | 'mountPath'
+    | 'host'
+    | 'docs'
+    | 'logger'
+    | 'stopping'
+    | 'preempted'
+    | 'tracing'
+    | 'metrics'
   >,
-  mountPath: string,
 ): HttpService {
-  const { config, host, docs, logger, stopping, preempted, tracing, metrics } = parts;
+  const { config, mountPath, host, docs, logger, stopping, preempted, tracing, metrics } = parts;
   const server = createLimitedServer(config, metrics && (() => metrics.connectionRefused()));
   const connections = trackConnections(server);
   const door = (api: RequestListener) =>
@@ -117,4 +127,20 @@ export function drainHttpServer(server: Server, connections: Connections): Drain
       connections.closeIdle();
       refusing();
     });
+}
+
+/**
+ * `runService(serveListener(listenerOf))`: the whole `serve` step for a framework that is a Node
+ * request listener (Express, `@petstore/node`): the shared server, the framework behind the
+ * front door, listening.
+ */
+export function serveListener(
+  listenerOf: (parts: ServiceParts) => RequestListener,
+): (parts: ServiceParts) => Promise<Serving> {
+  return async (parts) => {
+    const http = createHttpService(parts);
+    http.server.on('request', listenerOf(parts));
+    http.guard();
+    return { address: await http.listen(), drain: http.drain };
+  };
 }

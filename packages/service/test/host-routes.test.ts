@@ -240,26 +240,45 @@ describe('host routes', () => {
     const docs = createApiReference({ publicPath: '/v1' });
     const table = hostRouteTable(host, docs, logger, false);
     // /metrics belongs on the management port unless METRICS_ON_API_PORT=on.
-    expect(table.map((route) => route.path)).toEqual(['/healthz', '/readyz', ...docs.paths]);
-    const bundle = table.find((route) => route.path === docs.paths[1]);
+    const bundlePath = `/docs${docs.paths[1]}`;
+    expect(table.map((route) => route.path)).toEqual([
+      '/healthz',
+      '/readyz',
+      '/docs',
+      bundlePath,
+      `/docs${docs.paths[2]}`,
+    ]);
+    const bundle = table.find((route) => route.path === bundlePath);
     const headers = { 'x-request-id': 'docs-1', 'accept-encoding': 'br' };
-    const answer = await bundle?.answer({ method: 'GET', path: docs.paths[1] ?? '', headers });
-    expect(answer?.status).toBe(200);
-    expect(answer?.headers).toEqual({
-      ...docs('GET', docs.paths[1] ?? '', headers)?.headers,
-      'x-request-id': 'docs-1',
+    const answer = await bundle?.answer({ method: 'GET', path: bundlePath, headers });
+    // What the reference answers where it is mounted, with the request id.
+    const direct = await docs.handle({
+      method: 'GET',
+      path: docs.paths[1] ?? '',
+      headers,
+      publicPath: '/docs',
     });
-    expect(answer?.body).toBe(docs('GET', docs.paths[1] ?? '', headers)?.body);
+    expect(answer?.status).toBe(200);
+    expect(answer?.headers).toEqual({ ...direct.headers, 'x-request-id': 'docs-1' });
+    expect(answer?.body).toBe(direct.body);
     expect(lines).toMatchObject([
       {
         level: 30,
         msg: 'request',
         method: 'GET',
-        route: docs.paths[1],
+        route: bundlePath,
         status: 200,
         requestId: 'docs-1',
       },
     ]);
+    const page = await table
+      .find((route) => route.path === '/docs')
+      ?.answer({
+        method: 'GET',
+        path: '/docs',
+        headers: {},
+      });
+    expect(Buffer.from(page?.body ?? '').toString()).toContain(`<script src="${bundlePath}">`);
     expect(hostRouteTable(host, undefined, logger, true).map((route) => route.path)).toEqual([
       '/healthz',
       '/readyz',

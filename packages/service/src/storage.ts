@@ -2,16 +2,16 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { PetStatus, PetStorage } from '@petstore/core';
 import { createMemoryStorage } from '@petstore/storage-memory';
+import type { PoolCounts } from '@petstore/storage-postgres';
 import type { AppConfig, StorageChoice } from './config.js';
 import type { Logger } from './logging.js';
-import type { PoolCounts } from './metrics.js';
 
 export interface OpenedStorage {
   readonly storage: PetStorage;
   /** For the start-up line: which storage, and for a file, where. */
   readonly description: string;
   /** On PostgreSQL: the pool's connection counts, for the metrics. */
-  readonly pool?: PoolCounts;
+  readonly poolCounts?: () => PoolCounts;
 }
 
 /** How long start-up waits for PostgreSQL before giving up. */
@@ -54,8 +54,7 @@ async function openPostgres(
   logger: Logger | undefined,
   readUrl?: string,
 ): Promise<OpenedStorage> {
-  const [{ createPostgresStorage, DEFAULT_CONNECTION_TIMEOUT_MILLIS, migrate }, { default: pg }] =
-    await Promise.all([import('@petstore/storage-postgres'), import('pg')]);
+  const { createPostgresStorage, migrate } = await import('@petstore/storage-postgres');
   try {
     await migrate({ connectionString, connectionTimeoutMillis: MIGRATE_CONNECT_TIMEOUT_MS });
   } catch (error) {
@@ -65,36 +64,22 @@ async function openPostgres(
       cause: error,
     });
   }
-  // The app owns the pool (rather than letting the storage create it) so the metrics can read
-  // its connection counts; it is set up as the storage would set up its own.
-  const pool = new pg.Pool({
-    connectionString,
-    // PG_POOL_MAX: instances x this must fit the pooler's (or the server's) connections.
-    max: poolMax,
-    application_name: 'petstore',
-    keepAlive: true,
-    connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MILLIS,
-  });
-  // The pool already dropped the connection and reconnects on the next query.
-  pool.on('error', (error) =>
-    logger?.warn({ reason: error.message }, 'PostgreSQL connection lost'),
-  );
-  // DATABASE_READ_URL: lists and gets from a replica (the storage falls back to the primary when
-  // it is behind or away); a pool of the storage's own, as large as the primary's.
+  // PG_POOL_MAX: instances x this must fit the pooler's (or the server's) connections. With
+  // DATABASE_READ_URL, lists and gets go to a replica (the storage falls back to the primary
+  // when it is behind or away), through a pool as large as the primary's.
   const storage = createPostgresStorage({
-    pool,
+    connectionString,
+    poolConfig: { max: poolMax },
+    // The pool already dropped the connection and reconnects on the next query.
+    onPoolError: (error) => logger?.warn({ reason: error.message }, 'PostgreSQL connection lost'),
     ...(readUrl === undefined
       ? {}
-      : {
-          readConnectionString: readUrl,
-          readPoolConfig: { max: poolMax, application_name: 'petstore' },
-        }),
+      : { readConnectionString: readUrl, readPoolConfig: { max: poolMax } }),
   });
   return {
-    // A host pool stays open when the storage closes: the app ends it too.
-    storage: { ...storage, close: () => storage.close().then(() => pool.end()) },
+    storage,
     description: readUrl === undefined ? 'PostgreSQL' : 'PostgreSQL (reads from DATABASE_READ_URL)',
-    pool,
+    poolCounts: storage.poolCounts,
   };
 }
 

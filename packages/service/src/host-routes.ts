@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { ApiReference } from '@petstore/api-reference';
 import {
   isStorageUnavailable,
@@ -19,9 +20,22 @@ export interface HostRouteAnswer extends Omit<HostAnswer, 'body'> {
   readonly body: string | Uint8Array;
 }
 
+/**
+ * The answer as given, with its length unless it says one (a HEAD says the length a GET would
+ * send): no chunked framing for a body already in memory.
+ */
+export function writeHostAnswer(
+  res: ServerResponse,
+  { status, headers, body }: HostRouteAnswer,
+): void {
+  const length = headers['content-length'] ?? String(Buffer.byteLength(body));
+  res.writeHead(status, { ...headers, 'content-length': length });
+  res.end(body);
+}
+
 type RequestIdHeader = string | readonly string[] | undefined;
 
-/** What the apps serve outside the API's base path, without auth and without the core. */
+/** What the apps serve outside the API's mount path, without auth and without the core. */
 export interface HostRoutes {
   /** `GET /healthz`: the process is alive and serving. */
   live(requestIdHeader: RequestIdHeader): HostAnswer;
@@ -225,23 +239,29 @@ export interface HostRoute {
 }
 
 /**
- * `/docs` and its scripts (`@petstore/api-reference`), each answer with its request id and one
- * log line, like every other host route.
+ * `/docs` and its scripts (`@petstore/api-reference`, mounted at its `path`), each answer with its
+ * request id and one log line, like every other host route.
  */
-function docsRoutes(host: HostRoutes, docs: ApiReference, logger: Logger): HostRoute[] {
-  return docs.paths.map((path) => ({
-    path,
-    readsBody: false,
-    answer: ({ method, headers }) => {
-      const started = performance.now();
-      const answer = docs(method, path, headers);
-      if (answer === undefined) return host.notFound(method, path, headers['x-request-id']);
-      const requestId = requestIdFromHeaders({ 'x-request-id': headers['x-request-id'] });
-      const durationMs = performance.now() - started;
-      logRequest(logger, { method, route: path, status: answer.status, durationMs, requestId });
-      return { ...answer, headers: { ...answer.headers, 'x-request-id': requestId } };
-    },
-  }));
+function docsRoutes(docs: ApiReference, logger: Logger): HostRoute[] {
+  return docs.paths.map((below) => {
+    const path = below === '/' ? docs.path : `${docs.path}${below}`;
+    return {
+      path,
+      readsBody: false,
+      answer: async ({ method, headers }) => {
+        const started = performance.now();
+        const answer = await docs.handle({ method, path: below, headers, publicPath: docs.path });
+        const requestId = requestIdFromHeaders({ 'x-request-id': headers['x-request-id'] });
+        const durationMs = performance.now() - started;
+        logRequest(logger, { method, route: path, status: answer.status, durationMs, requestId });
+        return {
+          status: answer.status,
+          headers: { ...answer.headers, 'x-request-id': requestId },
+          body: answer.body ?? '',
+        };
+      },
+    };
+  });
 }
 
 /** What probes and scrapes ask for: `/healthz`, `/readyz` and `/metrics`. */
@@ -278,6 +298,6 @@ export function hostRouteTable(
 ): readonly HostRoute[] {
   return [
     ...managementRoutes(host).filter((route) => metricsOnApiPort || route.path !== '/metrics'),
-    ...(docs === undefined ? [] : docsRoutes(host, docs, logger)),
+    ...(docs === undefined ? [] : docsRoutes(docs, logger)),
   ];
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { ApiKey, ServerEntry } from '@petstore/core';
+import { type ApiKey, DEFAULT_API_PATH, type ServerEntry } from '@petstore/core';
 import { type OperationSettings, readOperationSettings } from './operations-config.js';
 
 export interface AppConfig extends OperationSettings {
@@ -32,7 +32,7 @@ export interface AppConfig extends OperationSettings {
   readonly keepAliveTimeoutMs: number;
   /** Connections beyond this many are closed as soon as they are accepted. */
   readonly maxConnections: number;
-  /** The OpenAPI document's `servers`; empty: the service's own base path. */
+  /** The OpenAPI document's `servers`; empty: the service's own mount path. */
   readonly servers: readonly ServerEntry[];
   // --- end of connection limits and servers ---
 }
@@ -127,6 +127,16 @@ export function defaultDataFile(env: Env): string {
 const DATABASE_URL_FORMS =
   'DATABASE_URL must be sqlite:<file>, postgres://..., postgresql://... or memory:';
 
+/** Whether `text` is a postgres:// or postgresql:// URL (never echoed: it may hold a password). */
+function isPostgresUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'postgres:' || protocol === 'postgresql:';
+  } catch {
+    return false;
+  }
+}
+
 /** DATABASE_URL's scheme picks the storage; unset is the default SQLite file. */
 function storageChoice(text: string | undefined, env: Env): StorageChoice | string {
   if (text === undefined) return { kind: 'sqlite', path: defaultDataFile(env), byDefault: true };
@@ -138,15 +148,7 @@ function storageChoice(text: string | undefined, env: Env): StorageChoice | stri
       ? 'DATABASE_URL=sqlite: needs a file, e.g. sqlite:./pets.db'
       : { kind: 'sqlite', path: resolve(path), byDefault: false };
   }
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(text).protocol;
-  } catch {
-    // reported below, without echoing a URL that may hold a password
-  }
-  return protocol === 'postgres:' || protocol === 'postgresql:'
-    ? { kind: 'postgres', url: text }
-    : DATABASE_URL_FORMS;
+  return isPostgresUrl(text) ? { kind: 'postgres', url: text } : DATABASE_URL_FORMS;
 }
 
 /** DATABASE_READ_URL (a replica, for reads) joins a PostgreSQL DATABASE_URL, and only that. */
@@ -158,13 +160,7 @@ function withReadUrl(
   if (choice.kind !== 'postgres') {
     return 'DATABASE_READ_URL needs a postgres:// or postgresql:// DATABASE_URL';
   }
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(readUrl).protocol;
-  } catch {
-    // reported below, without echoing a URL that may hold a password
-  }
-  return protocol === 'postgres:' || protocol === 'postgresql:'
+  return isPostgresUrl(readUrl)
     ? { ...choice, readUrl }
     : 'DATABASE_READ_URL must be a postgres:// or postgresql:// URL';
 }
@@ -254,7 +250,7 @@ type ServingSettings = Pick<
   'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections' | 'servers'
 >;
 
-/** An absolute http(s) URL whose path ends in /v1 (the contract's base addresses), or why not. */
+/** An absolute http(s) URL whose path ends in the mount path (the contract's base addresses), or why not. */
 function baseUrl(name: string, text: string): string | { readonly url: string } {
   let url: URL | undefined;
   try {
@@ -265,14 +261,14 @@ function baseUrl(name: string, text: string): string | { readonly url: string } 
   const fine =
     url !== undefined &&
     (url.protocol === 'https:' || url.protocol === 'http:') &&
-    url.pathname.endsWith('/v1') &&
+    url.pathname.endsWith(DEFAULT_API_PATH) &&
     url.search === '' &&
     url.hash === '' &&
     url.username === '' &&
     url.password === '';
   return fine
     ? { url: text }
-    : `${name} must be an http:// or https:// URL ending in /v1 (no query), got ${JSON.stringify(text)}`;
+    : `${name} must be an http:// or https:// URL ending in ${DEFAULT_API_PATH} (no query), got ${JSON.stringify(text)}`;
 }
 
 /** Node's HTTP server limits and the document's servers; pushes a message per bad value. */
