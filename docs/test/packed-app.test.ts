@@ -28,14 +28,6 @@ const built = published.every((dir) => existsSync(join(dir, 'dist', 'index.js'))
 // CI builds before it tests; a clone that has not run `pnpm build` has nothing to pack.
 if (!built && process.env.CI === 'true') throw new Error('packed-app: run `pnpm build` first');
 
-/** pnpm as the test runner was started with it, else through npx (as the README does). */
-const pnpm = (args: string[], cwd: string) => {
-  const execPath = process.env.npm_execpath ?? '';
-  return execPath.includes('pnpm')
-    ? run(process.execPath, [execPath, ...args], { cwd })
-    : run('npx', ['-y', 'pnpm@10.34.9', ...args], { cwd });
-};
-
 describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` first)', () => {
   let app: string;
   let lines: Array<Record<string, unknown>> = [];
@@ -44,7 +36,20 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
     app = await mkdtemp(join(tmpdir(), 'petstore-packed-'));
     const tarballs = join(app, 'tarballs');
     await mkdir(tarballs);
-    for (const dir of published) await pnpm(['pack', '--pack-destination', tarballs], dir);
+    // `pnpm pack:all` without its build (CI built already): one line per tarball, nothing more.
+    const { stdout: packLines } = await run(
+      process.execPath,
+      [join(ROOT, 'tools/pack-all.mjs'), '--no-build', '--out', tarballs],
+      { cwd: app },
+    );
+    const packed = readdirSync(tarballs);
+    expect(packed).toHaveLength(published.length);
+    expect(
+      packLines
+        .trim()
+        .split('\n')
+        .map((line) => line.replace(/ \(\d+ kB\)$/, '')),
+    ).toEqual(packed.map((file) => expect.stringMatching(`(^|/)${file}$`)));
     await writeFile(
       join(app, 'package.json'),
       JSON.stringify({ name: 'packed-app', private: true, type: 'module' }),
@@ -52,7 +57,6 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
     await copyFile(join(APP_SOURCE, 'app.ts'), join(app, 'app.ts'));
     await copyFile(join(APP_SOURCE, 'tsconfig.json'), join(app, 'tsconfig.json'));
     // Every tarball on one line, as the root README's "Try a release candidate" says.
-    const packed = readdirSync(tarballs).map((file) => `./tarballs/${file}`);
     await run(
       'npm',
       [
@@ -61,7 +65,7 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
         '--no-fund',
         '--prefer-offline',
         '--loglevel=error',
-        ...packed,
+        ...packed.map((file) => `./tarballs/${file}`),
         'express@5',
         'fastify@5',
         '@hapi/hapi@21',
