@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newAppSteps, readmeApps } from './readme-apps.js';
 
 // A release candidate tried as a user would: every published package packed (pnpm pack, so
 // `publishConfig` applies), installed with npm into a new ESM app outside the repository, the app
@@ -70,9 +71,12 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
         'fastify@5',
         '@hapi/hapi@21',
         'joi@17', // Hapi's own declarations import it (packages/hapi/README.md)
-        'typescript@5',
+        'typescript@5.9',
+        'ts7@npm:typescript@7', // what `npm install -D typescript` gives now
         '@types/express@5',
         '@types/node@22',
+        'pg@8', // the README's PostgreSQL snippet
+        '@types/pg@8',
       ],
       { cwd: app },
     );
@@ -81,6 +85,12 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
         throw new Error(`the app does not compile:\n${error.stdout ?? String(error)}`);
       },
     );
+    // The root README's snippets, each a module of its own, under the README's tsconfig.json.
+    await mkdir(join(app, 'snippets'));
+    await writeFile(join(app, 'snippets', 'tsconfig.json'), newAppSteps().tsconfig);
+    for (const [index, snippet] of readmeApps().entries()) {
+      await writeFile(join(app, 'snippets', `snippet-${index}.ts`), snippet.code);
+    }
     const { stdout } = await run(process.execPath, ['dist/app.js'], { cwd: app });
     lines = stdout
       .trim()
@@ -91,6 +101,25 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
     app && process.env.KEEP_PACKED_APP === undefined
       ? rm(app, { recursive: true, force: true })
       : undefined,
+  );
+
+  it.each([
+    ['5.9', 'node_modules/typescript/bin/tsc'],
+    ['7', 'node_modules/ts7/bin/tsc'],
+  ])(
+    'every TypeScript snippet of the root README compiles with TypeScript %s (strict, nodenext)',
+    async (version, tsc) => {
+      const installed = JSON.parse(
+        readFileSync(join(app, dirname(dirname(tsc)), 'package.json'), 'utf8'),
+      ) as { version: string };
+      expect(installed.version.startsWith(`${version}.`)).toBe(true);
+      expect(readmeApps().length).toBeGreaterThanOrEqual(4);
+      await run(process.execPath, [tsc, '-p', 'snippets/tsconfig.json', '--noEmit'], {
+        cwd: app,
+      }).catch((error: { stdout?: string }) => {
+        throw new Error(`TypeScript ${version}:\n${error.stdout ?? String(error)}`);
+      });
+    },
   );
 
   it('every tarball carries the LICENSE and a CHANGELOG.md', async () => {
