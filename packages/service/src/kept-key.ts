@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, open, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -36,7 +37,8 @@ async function readKey(file: string): Promise<string> {
  * complete file first wins, and the others read that one. The key reaches `file` only whole.
  */
 async function writeKey(file: string, key: string): Promise<void> {
-  const draft = `${file}.${process.pid}.tmp`;
+  // A name of its own: another start (in this process or another) may be writing one too.
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const flags = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
   const handle = await open(draft, flags, DATA_FILE_MODE);
   try {
