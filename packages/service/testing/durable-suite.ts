@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sendHttp } from '@petstore/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ListeningApp, startApp, startListening } from './process.js';
+import { killStartedApps, type ListeningApp, startApp, startListening } from './process.js';
 
 const KEY = 'durable-key-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };
@@ -67,7 +67,11 @@ export function describeDurableStorage(name: string, appDir: string): void {
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), 'petstore-durable-'));
     });
-    afterAll(() => rm(dir, { recursive: true, force: true }));
+    // A test that fails midway leaves no service running.
+    afterAll(() => {
+      killStartedApps();
+      return rm(dir, { recursive: true, force: true });
+    });
 
     it('by default (DATABASE_URL unset): the file the banner names, and the pets are there after a restart', async () => {
       const env = { API_KEYS: KEY, DATABASE_URL: '', XDG_DATA_HOME: join(dir, 'xdg') };

@@ -8,6 +8,8 @@ import { killStartedApps, oldNode, startApp, startListening } from '../../testin
 const APP_DIR = new URL('../..', import.meta.url).pathname;
 const old = oldNode();
 const CI = process.env.CI === 'true';
+/** Run straight from a shell, not under a package manager's script (its advice names the bin). */
+const AS_RUN_BY_HAND = { npm_lifecycle_event: '', npm_execpath: '' };
 afterAll(killStartedApps);
 
 describe.skipIf(old === undefined && !CI)(
@@ -22,7 +24,11 @@ describe.skipIf(old === undefined && !CI)(
     it('stops with the Node it needs and how to get it, on the default storage', async () => {
       const app = startApp(
         APP_DIR,
-        { DATABASE_URL: '', XDG_DATA_HOME: '/nonexistent/never-made' },
+        {
+          ...AS_RUN_BY_HAND,
+          DATABASE_URL: '',
+          XDG_DATA_HOME: '/nonexistent/never-made',
+        },
         { command: command() },
       );
       expect(await app.exited).toBe(1);
