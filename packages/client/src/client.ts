@@ -10,6 +10,7 @@ import {
 import { cursorOf, nextLink, pagingGuard } from './link.js';
 import { innermostMessage, outcomeOpen, outcomeUnknown } from './outcome.js';
 import { backoffMs, type RetryEvent, type RetryReason, retryAfterMs, sleep } from './retry.js';
+import { createRetryTokens, type RetryTokensOptions } from './retry-tokens.js';
 import type { Operation } from './shapes.js';
 import type { ListOrdersQuery, ListPetsQuery, NewPet, Order, Page, Pet } from './types.js';
 
@@ -56,6 +57,18 @@ export interface PetStoreClientOptions {
    * `too_many_pages`. Default 10 000 (`DEFAULT_MAX_PAGES`): a million pets at 100 a page.
    */
   readonly maxPages?: number;
+  /**
+   * The client's retry token bucket, so that its retries cannot multiply an overload (the AWS
+   * SDKs' standard retry mode): each retry takes `retryCost` tokens (default 10;
+   * `timeoutRetryCost`, 20, after a timeout), each 2xx answer gives `successRefund` (1) back, up
+   * to `capacity` (1000, which it starts with). A failure is retried only while the bucket holds
+   * the retry's cost; otherwise the call ends as at its budget's end (a create that may have
+   * been stored: `outcome_unknown`). So a lone failure is retried as before; in an outage where
+   * nothing succeeds a client retries 100 times in all, then no more until answers succeed
+   * again; and in any sustained overload its retries add at most a tenth to its requests. One
+   * bucket per client, shared by all its calls (`DEFAULT_RETRY_TOKENS`). `false` turns it off.
+   */
+  readonly retryTokens?: RetryTokensOptions | false;
   /** A fetch to use instead of the global one (a proxy agent, a test double, a polyfill). */
   readonly fetch?: typeof globalThis.fetch;
   /** Called before each wait between attempts. */
@@ -180,6 +193,7 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
       `retryBudgetMs must be a whole number from 0 to ${MAX_TIMEOUT_MS}, got ${retryBudgetMs}`,
     );
   }
+  const tokens = createRetryTokens(options.retryTokens);
   // The global is looked up per call and never detached: browsers reject a fetch called
   // with another `this`.
   const fetchOnce = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -293,10 +307,13 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     let open = false;
     for (let retry = 1; ; retry++) {
       const result = await attempt<T>(call);
-      if ('answer' in result) return result.answer;
+      if ('answer' in result) {
+        tokens.succeeded();
+        return result.answer;
+      }
       const { failure, retryAs, retryAfter } = result;
       open ||= result.open;
-      const giveUp = (): PetStoreError =>
+      const giveUp = (why?: string): PetStoreError =>
         call.idempotencyKey !== undefined && open && (retryAs !== undefined || result.open)
           ? outcomeUnknown(
               call.operation,
@@ -304,6 +321,7 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
               failure,
               retry,
               performance.now() - started,
+              why,
             )
           : failure;
       if (retryAs === undefined || retry > retries) throw giveUp();
@@ -313,18 +331,27 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
       if (remainingMs <= 0 || (fromHeader !== undefined && fromHeader > remainingMs)) {
         throw giveUp();
       }
+      // Taken before the wait, so that calls failing together cannot all count on one token.
+      const cost = tokens.take(retryAs);
+      if (cost === undefined) throw giveUp('retries throttled: too few retry tokens left');
       const waitMs = fromHeader ?? Math.min(backoffMs(retry), remainingMs);
-      options.onRetry?.({
-        operation: call.operation,
-        retry,
-        reason: retryAs,
-        status: failure.status,
-        waitMs,
-        fromRetryAfter: fromHeader !== undefined,
-        idempotencyKey: call.idempotencyKey,
-        requestId: failure.requestId,
-      });
-      await sleep(waitMs, call.signal);
+      try {
+        options.onRetry?.({
+          operation: call.operation,
+          retry,
+          reason: retryAs,
+          status: failure.status,
+          waitMs,
+          fromRetryAfter: fromHeader !== undefined,
+          idempotencyKey: call.idempotencyKey,
+          requestId: failure.requestId,
+        });
+        await sleep(waitMs, call.signal);
+      } catch (reason) {
+        // Cancelled (or onRetry threw) before the retry went out: it cost the service nothing.
+        tokens.giveBack(cost);
+        throw reason;
+      }
     }
   };
 
