@@ -7,7 +7,7 @@ import {
   PetStoreError,
   redirectRefused,
 } from './errors.js';
-import { cursorOf, nextLink, pagingGuard } from './link.js';
+import { nextPage, pagingGuard } from './link.js';
 import { innermostMessage, outcomeOpen, outcomeUnknown } from './outcome.js';
 import { backoffMs, type RetryEvent, type RetryReason, retryAfterMs, sleep } from './retry.js';
 import { createRetryTokens, type RetryTokensOptions } from './retry-tokens.js';
@@ -15,7 +15,10 @@ import type { Operation } from './shapes.js';
 import type { ListOrdersQuery, ListPetsQuery, NewPet, Order, Page, Pet } from './types.js';
 
 export interface PetStoreClientOptions {
-  /** Where the API is mounted, with its base path: `https://pets.example.com/v1`. */
+  /**
+   * Where the API is mounted, with its base path: `https://pets.example.com/v1`. An absolute
+   * http(s) URL without query, fragment or credentials (else a `TypeError`).
+   */
   readonly baseUrl: string | URL;
   /** Sent as `Authorization: Bearer <apiKey>`. */
   readonly apiKey: string;
@@ -177,9 +180,31 @@ const positive = (name: string, value: number, max = Number.MAX_SAFE_INTEGER): n
   return value;
 };
 
+/**
+ * `baseUrl` without its trailing slashes. Where the key goes is decided by it, so it must be an
+ * absolute http(s) URL with nothing a path can be appended to wrongly (a query, a fragment) and
+ * no credentials; the message does not echo it (it may hold a password).
+ */
+function checkedBase(baseUrl: string | URL): string {
+  const base = String(baseUrl).replace(/\/+$/, '');
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new TypeError('baseUrl must be an absolute http: or https: URL');
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search !== '' || url.hash !== '') {
+    throw new TypeError('baseUrl must be an http: or https: URL without a query or a fragment');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new TypeError('baseUrl must not carry credentials (the API key goes in apiKey)');
+  }
+  return base;
+}
+
 /** A client for one service and one API key. Uses only `fetch`: Node 22+ and browsers alike. */
 export function createPetStoreClient(options: PetStoreClientOptions): PetStoreClient {
-  const base = String(options.baseUrl).replace(/\/+$/, '');
+  const base = checkedBase(options.baseUrl);
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
   const maxPages = positive('maxPages', options.maxPages ?? DEFAULT_MAX_PAGES);
   const retries = options.retries ?? DEFAULT_RETRIES;
@@ -359,13 +384,13 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     operation: Operation,
     url: string,
     signal: AbortSignal | undefined,
-  ): Promise<Page<T> & { next?: string }> => {
+  ): Promise<Page<T> & { next?: URL }> => {
     const { value, response } = await send<T[]>({ operation, method: 'GET', url, signal });
-    const next = nextLink(response.headers.get('link'));
+    const next = nextPage(operation, response, url);
     return {
       items: value,
-      nextCursor: cursorOf(next, url),
-      ...(next === undefined ? {} : { next: new URL(next, url).toString() }),
+      nextCursor: next?.searchParams.get('cursor') ?? undefined,
+      ...(next === undefined ? {} : { next }),
     };
   };
 
@@ -374,11 +399,11 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     first: string,
     signal: AbortSignal | undefined,
   ): AsyncIterableIterator<T> {
-    // The key goes only where `baseUrl` points; a walk must advance and end.
-    const guard = pagingGuard(operation, base, first, maxPages);
+    // The key goes only to the operation's own path; a walk must advance and end.
+    const guard = pagingGuard(operation, first, maxPages);
     let url: string | undefined = first;
     while (url !== undefined) {
-      const current: Page<T> & { next?: string } = await page<T>(operation, url, signal);
+      const current: Page<T> & { next?: URL } = await page<T>(operation, url, signal);
       for (const item of current.items) {
         // Stop at once, not at the end of a page already fetched.
         signal?.throwIfAborted();
