@@ -7,7 +7,12 @@ import {
   PetStoreError,
   type RetryEvent,
 } from '../src/index.js';
-import { rejection, stubServersClosedAfterEach } from './support/stub-server.js';
+import {
+  rejection,
+  stubServersClosedAfterEach,
+  thrown,
+  unavailable,
+} from './support/stub-server.js';
 
 // The retry token bucket of each client, against real sockets on 127.0.0.1: many clients
 // facing a service that answers 503 to everything add at most a tenth to what they send, a
@@ -17,11 +22,6 @@ const API_KEY = 'client-test-key-0123456789';
 const REX = { name: 'Rex', categoryId: 1 };
 const serve = stubServersClosedAfterEach();
 
-function unavailable(response: ServerResponse): void {
-  response.writeHead(503, { 'content-type': 'application/json', 'x-request-id': 'stub-503' });
-  response.end(JSON.stringify({ code: 'service_unavailable', message: 'Try again later.' }));
-}
-
 /** 201 for a create, 200 with an empty page for a read. */
 function answered(request: IncomingMessage, response: ServerResponse): void {
   request.resume();
@@ -30,12 +30,6 @@ function answered(request: IncomingMessage, response: ServerResponse): void {
     response.writeHead(create ? 201 : 200, { 'content-type': 'application/json' });
     response.end(create ? JSON.stringify({ id: 7, status: 'available', ...REX }) : '[]');
   });
-}
-
-async function thrown(promise: Promise<unknown>): Promise<PetStoreError> {
-  const error = await rejection(promise);
-  if (error instanceof PetStoreError) return error;
-  throw error;
 }
 
 /**
