@@ -16,7 +16,7 @@ import type { ListOrdersQuery, ListPetsQuery, NewPet, Order, Page, Pet } from '.
 
 export interface PetStoreClientOptions {
   /**
-   * Where the API is mounted, with its base path: `https://pets.example.com/v1`. An absolute
+   * Where the API is, with its public path: `https://pets.example.com/v1`. An absolute
    * http(s) URL without query, fragment or credentials (else a `TypeError`).
    */
   readonly baseUrl: string | URL;
