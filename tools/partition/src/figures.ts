@@ -11,7 +11,10 @@ export interface FaultFigures {
   readonly what: string;
   readonly at: number;
   readonly heldSeconds: number;
-  /** From the heal until the cluster was healthy and every instance served; undefined: never. */
+  /**
+   * From the heal until the cluster was whole again (a leader, a synchronous standby, every
+   * replica streaming) and every instance served; undefined: never.
+   */
   readonly recoverySeconds: number | undefined;
   /** Per instance: seconds from the heal until it served creates for good (0: it never stopped). */
   readonly backSeconds: readonly number[];

@@ -179,10 +179,34 @@ export async function inject(
   }
 }
 
+/** How far behind (bytes of WAL) a replica may be and count as caught up. */
+const CAUGHT_UP_BYTES = 16 * 1024 * 1024;
+
 /**
- * After a heal: until the cluster is healthy (a leader, a synchronous standby, every node
- * running) and every instance serves creates. Sets `recoveredAt`; false when it took longer than
- * `recoverWithinSeconds`.
+ * A leader, a synchronous standby, and every other node a replica that streams and has caught
+ * up (its lag known and small). Patroni says `running` of a replica that restarted but has not
+ * reached a consistent state yet (it needs its upstream's WAL): counting it whole would let the
+ * next fault cut that upstream and strand it.
+ */
+async function whole(cluster: Cluster): Promise<boolean> {
+  const members = await cluster.members();
+  return (
+    members.length === 3 &&
+    members.some((m) => m.role === 'leader' && m.state === 'running') &&
+    members.some((m) => m.role === 'sync_standby') &&
+    members.every(
+      (m) =>
+        m.role === 'leader' ||
+        ((m.state === 'running' || m.state === 'streaming') &&
+          typeof m.lag === 'number' &&
+          m.lag <= CAUGHT_UP_BYTES),
+    )
+  );
+}
+
+/**
+ * After a heal: until the cluster is whole again (see `whole`) and every instance serves
+ * creates. Sets `recoveredAt`; false when it took longer than `recoverWithinSeconds`.
  */
 export async function awaitRecovery(
   record: FaultRecord,
@@ -192,12 +216,7 @@ export async function awaitRecovery(
   const end = performance.now() + timing.recoverWithinSeconds * 1000;
   let healthy = false;
   while (performance.now() < end) {
-    if (!healthy) {
-      healthy = await ctx.cluster.waitHealthy(1000).then(
-        () => true,
-        () => false,
-      );
-    }
+    if (!healthy) healthy = await whole(ctx.cluster);
     if (healthy && (await ctx.allServing(record.healedAt ?? record.at))) {
       record.recoveredAt = ctx.now();
       ctx.log(`${record.recoveredAt.toFixed(1)}s recovered`);
