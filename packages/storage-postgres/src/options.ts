@@ -38,8 +38,11 @@ interface CommonOptions {
    * Default 1000.
    */
   readonly replicaTimeoutMillis?: number;
-  /** Called with where each read went (for metrics): see `ReplicaReadOutcome`. */
-  readonly onReplicaRead?: (outcome: ReplicaReadOutcome) => void;
+  /**
+   * Called with where each read went (for metrics): see `ReplicaReadOutcome`; for `failed`, with
+   * what the replica failed with (to log: a wrong password, a refused connection...).
+   */
+  readonly onReplicaRead?: (outcome: ReplicaReadOutcome, cause?: Error) => void;
 }
 
 /**

@@ -39,7 +39,7 @@ export function createReadRouter(
   timeouts: ResolvedTimeouts,
   options: ResolvedReplicaOptions,
   isClosed: () => boolean,
-  onRead: ((outcome: ReplicaReadOutcome) => void) | undefined,
+  onRead: ((outcome: ReplicaReadOutcome, cause?: Error) => void) | undefined,
 ): ReadRouter {
   const { retryAfterSeconds } = timeouts;
   const inRecovery = (): StorageUnavailableError =>
@@ -103,9 +103,9 @@ export function createReadRouter(
   ];
 
   let restingUntil = 0;
-  const report = (outcome: ReplicaReadOutcome): void => {
+  const report = (outcome: ReplicaReadOutcome, cause?: Error): void => {
     try {
-      onRead?.(outcome);
+      onRead?.(outcome, cause);
     } catch {
       // An observer's failure is not the read's.
     }
@@ -139,11 +139,11 @@ export function createReadRouter(
           return rows;
         }
         report('behind');
-      } catch {
+      } catch (error) {
         // Unreachable, too slow, or refusing (a conflict with recovery, a node restarting): the
         // primary answers, and the replica rests.
         restingUntil = performance.now() + options.timeoutMillis;
-        report('failed');
+        report('failed', error instanceof Error ? error : new Error(String(error)));
       }
       return onPrimary<Row>(text, values);
     },
