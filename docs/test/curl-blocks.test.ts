@@ -14,7 +14,10 @@ const KEYS = ['my-secret-key-4f9a2c71'];
 /** The Hapi READMEs' commands run against the Hapi app, the others against the Express one. */
 const appFor = (file: string) =>
   join(REPO, 'examples', file.includes('hapi') ? 'hapi-app' : 'express-app');
+// deploy/README.md's curl goes through HAProxy in front of instances its block starts itself:
+// tools/fleet/test/trial.test.ts runs it so.
 const blocks = readmes()
+  .filter((file) => file !== 'deploy/README.md')
   .flatMap((file) => codeBlocks(file, ['sh', 'bash', 'shell']))
   .filter((block) => /(^|\s)curl\s/m.test(block.code));
 

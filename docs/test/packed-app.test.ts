@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newAppSteps, readmeApps } from './readme-apps.js';
 
 // A release candidate tried as a user would: every published package packed (pnpm pack, so
 // `publishConfig` applies), installed with npm into a new ESM app outside the repository, the app
@@ -28,14 +29,6 @@ const built = published.every((dir) => existsSync(join(dir, 'dist', 'index.js'))
 // CI builds before it tests; a clone that has not run `pnpm build` has nothing to pack.
 if (!built && process.env.CI === 'true') throw new Error('packed-app: run `pnpm build` first');
 
-/** pnpm as the test runner was started with it, else through npx (as the README does). */
-const pnpm = (args: string[], cwd: string) => {
-  const execPath = process.env.npm_execpath ?? '';
-  return execPath.includes('pnpm')
-    ? run(process.execPath, [execPath, ...args], { cwd })
-    : run('npx', ['-y', 'pnpm@10.34.9', ...args], { cwd });
-};
-
 describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` first)', () => {
   let app: string;
   let lines: Array<Record<string, unknown>> = [];
@@ -44,7 +37,20 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
     app = await mkdtemp(join(tmpdir(), 'petstore-packed-'));
     const tarballs = join(app, 'tarballs');
     await mkdir(tarballs);
-    for (const dir of published) await pnpm(['pack', '--pack-destination', tarballs], dir);
+    // `pnpm pack:all` without its build (CI built already): one line per tarball, nothing more.
+    const { stdout: packLines } = await run(
+      process.execPath,
+      [join(ROOT, 'tools/pack-all.mjs'), '--no-build', '--out', tarballs],
+      { cwd: app },
+    );
+    const packed = readdirSync(tarballs);
+    expect(packed).toHaveLength(published.length);
+    expect(
+      packLines
+        .trim()
+        .split('\n')
+        .map((line) => line.replace(/ \(\d+ kB\)$/, '')),
+    ).toEqual(packed.map((file) => expect.stringMatching(`(^|/)${file}$`)));
     await writeFile(
       join(app, 'package.json'),
       JSON.stringify({ name: 'packed-app', private: true, type: 'module' }),
@@ -52,7 +58,6 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
     await copyFile(join(APP_SOURCE, 'app.ts'), join(app, 'app.ts'));
     await copyFile(join(APP_SOURCE, 'tsconfig.json'), join(app, 'tsconfig.json'));
     // Every tarball on one line, as the root README's "Try a release candidate" says.
-    const packed = readdirSync(tarballs).map((file) => `./tarballs/${file}`);
     await run(
       'npm',
       [
@@ -61,14 +66,17 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
         '--no-fund',
         '--prefer-offline',
         '--loglevel=error',
-        ...packed,
+        ...packed.map((file) => `./tarballs/${file}`),
         'express@5',
         'fastify@5',
         '@hapi/hapi@21',
         'joi@17', // Hapi's own declarations import it (packages/hapi/README.md)
-        'typescript@5',
+        'typescript@5.9',
+        'ts7@npm:typescript@7', // what `npm install -D typescript` gives now
         '@types/express@5',
         '@types/node@22',
+        'pg@8', // the README's PostgreSQL snippet
+        '@types/pg@8',
       ],
       { cwd: app },
     );
@@ -77,6 +85,12 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
         throw new Error(`the app does not compile:\n${error.stdout ?? String(error)}`);
       },
     );
+    // The root README's snippets, each a module of its own, under the README's tsconfig.json.
+    await mkdir(join(app, 'snippets'));
+    await writeFile(join(app, 'snippets', 'tsconfig.json'), newAppSteps().tsconfig);
+    for (const [index, snippet] of readmeApps().entries()) {
+      await writeFile(join(app, 'snippets', `snippet-${index}.ts`), snippet.code);
+    }
     const { stdout } = await run(process.execPath, ['dist/app.js'], { cwd: app });
     lines = stdout
       .trim()
@@ -87,6 +101,25 @@ describe.skipIf(!built)('packed tarballs in a new ESM app (run `pnpm build` firs
     app && process.env.KEEP_PACKED_APP === undefined
       ? rm(app, { recursive: true, force: true })
       : undefined,
+  );
+
+  it.each([
+    ['5.9', 'node_modules/typescript/bin/tsc'],
+    ['7', 'node_modules/ts7/bin/tsc'],
+  ])(
+    'every TypeScript snippet of the root README compiles with TypeScript %s (strict, nodenext)',
+    async (version, tsc) => {
+      const installed = JSON.parse(
+        readFileSync(join(app, dirname(dirname(tsc)), 'package.json'), 'utf8'),
+      ) as { version: string };
+      expect(installed.version.startsWith(`${version}.`)).toBe(true);
+      expect(readmeApps().length).toBeGreaterThanOrEqual(4);
+      await run(process.execPath, [tsc, '-p', 'snippets/tsconfig.json', '--noEmit'], {
+        cwd: app,
+      }).catch((error: { stdout?: string }) => {
+        throw new Error(`TypeScript ${version}:\n${error.stdout ?? String(error)}`);
+      });
+    },
   );
 
   it('every tarball carries the LICENSE and a CHANGELOG.md', async () => {

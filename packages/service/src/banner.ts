@@ -8,12 +8,20 @@ export function urlHost({ address, family }: AddressInfo): string {
   return family === 'IPv6' ? `[${address}]` : address;
 }
 
+/** Where the key comes from: API_KEYS, a kept file (printed at each start), or this start alone. */
+function keyLine(config: BannerFacts['config'], key: unknown): string {
+  if (!config.keyGenerated) return `API keys: ${config.apiKeys.length} from API_KEYS`;
+  return config.keyFile === undefined
+    ? `API key (generated, shown once; set API_KEYS to choose your own): ${String(key)}`
+    : `API key (generated, kept in ${config.keyFile}; set API_KEYS to choose your own): ${String(key)}`;
+}
+
 export interface BannerFacts {
   readonly address: AddressInfo;
   readonly publicPath: string;
   readonly storage: string;
   readonly seeded: number;
-  readonly config: Pick<AppConfig, 'apiKeys' | 'keyGenerated' | 'seedPets'>;
+  readonly config: Pick<AppConfig, 'apiKeys' | 'keyGenerated' | 'keyFile' | 'seedPets'>;
   /** The management listener's address, when there is one. */
   readonly management?: AddressInfo | undefined;
 }
@@ -42,9 +50,7 @@ export function bannerLines({
   return [
     `pet store listening on ${url}`,
     `storage: ${storage}${seeding}`,
-    config.keyGenerated
-      ? `API key (generated, shown once; set API_KEYS to choose your own): ${key}`
-      : `API keys: ${config.apiKeys.length} from API_KEYS`,
+    keyLine(config, key),
     `try: curl -H "Authorization: Bearer ${key}" ${url}/pets`,
     management === undefined
       ? 'management: off (MANAGEMENT_PORT=off); /healthz and /readyz on the API port'

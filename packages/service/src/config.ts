@@ -11,6 +11,8 @@ export interface AppConfig extends OperationSettings {
   readonly apiKeys: readonly ApiKey[];
   /** True when no API_KEYS were given and the one key was made up at start. */
   readonly keyGenerated: boolean;
+  /** Where a generated key is kept across restarts (see `withKeptKey`); unset: made anew each start. */
+  readonly keyFile?: string;
   /** Where the pets live: DATABASE_URL's scheme picks the storage (see `storageChoice`). */
   readonly storage: StorageChoice;
   /** Demo pets to create at start when the storage is empty. */
@@ -63,7 +65,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 const logLevel = (text: string): { readonly level: LogLevel } | string => {
   const level = LOG_LEVELS.find((name) => name === text.toLowerCase());
   return level === undefined
-    ? `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(text)}`
+    ? `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${shown(text)}`
     : { level };
 };
 
@@ -72,16 +74,34 @@ const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 const generateKey = (): string => randomBytes(24).toString('base64url');
 
+/**
+ * A value quoted in a message, without what could be a credential: everything before its last
+ * `@` (`https://user:pw@host` is shown as `https://***@host`) and any query, whatever the variable.
+ */
+export function shown(text: string): string {
+  const hidden = text
+    .replace(
+      /^([a-z][a-z0-9+.-]*:\/\/)?.*@/is,
+      (_, scheme: string | undefined) => `${scheme ?? ''}***@`,
+    )
+    .replace(/\?.*$/s, '?***');
+  return JSON.stringify(hidden);
+}
+
 /** A decimal integer in [min, max], or the reason it is not one. */
 function integer(name: string, text: string, min: number, max: number): number | string {
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
   return Number.isSafeInteger(value) && value >= min && value <= max
     ? value
-    : `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`;
+    : `${name} must be an integer from ${min} to ${max}, got ${shown(text)}`;
 }
 
 /** Shorter keys can be guessed or brute-forced; a random 16 characters cannot. */
 export const MIN_API_KEY_LENGTH = 16;
+
+/** Whether `key` could be an API key: a bearer token of at least MIN_API_KEY_LENGTH characters. */
+export const isUsableKey = (key: string): boolean =>
+  BEARER_TOKEN.test(key) && key.length >= MIN_API_KEY_LENGTH;
 
 /** The `id` of an `id:key` entry. A key itself cannot hold `:`, so the first one splits. */
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -137,17 +157,31 @@ function isPostgresUrl(text: string): boolean {
   }
 }
 
+/**
+ * `sqlite:./pets.db`, `sqlite:/var/lib/petstore/pets.db`, `sqlite:///var/lib/...`: a file path,
+ * read as written. What SQLite's own names and URIs mean (`:memory:`, `?mode=ro`, `%20`) would be
+ * taken here for parts of a file's name, so they are refused, saying what to write instead.
+ */
+function sqliteChoice(text: string): StorageChoice | string {
+  const path = text.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  if (path === '') return 'DATABASE_URL=sqlite: needs a file, e.g. sqlite:./pets.db';
+  if (/^(:memory:|file:)/i.test(path)) {
+    return 'DATABASE_URL=sqlite: takes a file path, not a SQLite name or URI (:memory:, file:); for pets in memory use DATABASE_URL=memory:';
+  }
+  if (path.startsWith('//')) {
+    return 'DATABASE_URL=sqlite://<host>/... names a host; a file is sqlite:./pets.db, sqlite:/var/lib/petstore/pets.db or sqlite:///var/lib/petstore/pets.db';
+  }
+  if (/[?#%]/.test(path)) {
+    return 'DATABASE_URL=sqlite:<file> takes a plain file path: query parameters (such as ?mode=ro), # and %-escapes are not read, so a path holding ?, # or % is refused';
+  }
+  return { kind: 'sqlite', path: resolve(path), byDefault: false };
+}
+
 /** DATABASE_URL's scheme picks the storage; unset is the default SQLite file. */
 function storageChoice(text: string | undefined, env: Env): StorageChoice | string {
   if (text === undefined) return { kind: 'sqlite', path: defaultDataFile(env), byDefault: true };
   if (text === 'memory:') return { kind: 'memory' };
-  if (/^sqlite:/i.test(text)) {
-    // `sqlite:./pets.db`, `sqlite:/var/lib/petstore/pets.db`, `sqlite:///var/lib/...`.
-    const path = text.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    return path === ''
-      ? 'DATABASE_URL=sqlite: needs a file, e.g. sqlite:./pets.db'
-      : { kind: 'sqlite', path: resolve(path), byDefault: false };
-  }
+  if (/^sqlite:/i.test(text)) return sqliteChoice(text);
   return isPostgresUrl(text) ? { kind: 'postgres', url: text } : DATABASE_URL_FORMS;
 }
 
@@ -170,7 +204,7 @@ function onOff(name: string, text: string): { readonly on: boolean } | string {
   const value = text.toLowerCase();
   if (value === 'on') return { on: true };
   if (value === 'off') return { on: false };
-  return `${name} must be on or off, got ${JSON.stringify(text)}`;
+  return `${name} must be on or off, got ${shown(text)}`;
 }
 
 /** Reads the environment; an empty variable counts as unset. */
@@ -268,7 +302,7 @@ function baseUrl(name: string, text: string): string | { readonly url: string } 
     url.password === '';
   return fine
     ? { url: text }
-    : `${name} must be an http:// or https:// URL ending in ${DEFAULT_API_PATH} (no query), got ${JSON.stringify(text)}`;
+    : `${name} must be an http:// or https:// URL ending in ${DEFAULT_API_PATH} (no query, no user or password), got ${shown(text)}`;
 }
 
 /** Node's HTTP server limits and the document's servers; pushes a message per bad value. */

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-import { petStoreListener } from '@petstore/node';
-import { serveListener } from './http-service.js';
-import { runService } from './service.js';
+import { checkNodeVersion } from './node-version.js';
 
-// `petstore-service`: the standalone service on node:http, no framework. The pet API at the
-// service's mount path through @petstore/node; config, storage, health, metrics, tracing and
-// shutdown are the service's own, as for every app.
-await runService(serveListener(({ store, mountPath }) => petStoreListener(store, { mountPath })));
+// `petstore-service`. First of all, whether this Node can run it: on one too old, a line that
+// says what to do rather than a failure deep in start-up (no such built-in module node:sqlite).
+// The service itself is loaded only after that check (`serve.ts`).
+const check = checkNodeVersion(process.versions.node, process.env);
+for (const line of check?.lines ?? []) console.error(line);
+if (check?.fatal === true) process.exitCode = 1;
+else await import('./serve.js');

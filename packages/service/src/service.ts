@@ -4,6 +4,7 @@ import { createPetStore, DEFAULT_API_PATH, type PetStore } from '@petstore/core'
 import { bannerLines } from './banner.js';
 import { type AppConfig, type Env, loadConfig } from './config.js';
 import { createHostRoutes, type HostRoutes, managementRoutes } from './host-routes.js';
+import { withKeptKey } from './kept-key.js';
 import { createLogger, type Logger, loggingHooks } from './logging.js';
 import { startManagementListener } from './management.js';
 import { createMetrics, type Metrics, withMetrics } from './metrics.js';
@@ -57,10 +58,10 @@ export async function runService(
     process.exitCode = 1;
     return;
   }
-  const config = loaded.config;
   // The one place the service's mount path is chosen: everything below takes it from `parts`.
   const mountPath = DEFAULT_API_PATH;
   try {
+    const config = await withKeptKey(loaded.config);
     // Before the storage: the SDK must see `pg` load to trace its queries.
     const tracing = await startTracing(env, mountPath);
     const logger = createLogger(config.logLevel, undefined, tracing?.logFields);

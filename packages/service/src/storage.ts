@@ -1,9 +1,9 @@
-import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { PetStatus, PetStorage } from '@petstore/core';
 import { createMemoryStorage } from '@petstore/storage-memory';
 import type { PoolCounts } from '@petstore/storage-postgres';
 import type { AppConfig, StorageChoice } from './config.js';
+import { DATA_FILE_MODE, ownerOnlyFolder } from './data-folder.js';
 import type { Logger } from './logging.js';
 import { type ReplicaReads, watchReplicaReads } from './replica-reads.js';
 
@@ -39,14 +39,15 @@ export async function openStorage(
 }
 
 /**
- * SQLite in one file; the default file's folder is made (only for the user), a named file's
- * folder must exist. Two services on one file work together: writes take turns, and a keyed
+ * SQLite in one file, readable by its owner alone; the default file's folder is made, or set, for
+ * the user alone (0700), a named file's folder must exist. Two services on one file work together: writes take turns, and a keyed
  * create is stored once (the storage's README).
  */
 async function openSqlite(choice: Extract<StorageChoice, { kind: 'sqlite' }>) {
-  if (choice.byDefault) await mkdir(dirname(choice.path), { recursive: true, mode: 0o700 });
+  if (choice.byDefault) await ownerOnlyFolder(dirname(choice.path));
   const { createSqliteStorage } = await import('@petstore/storage-sqlite');
-  const storage = createSqliteStorage({ path: choice.path });
+  // The file, its -wal and -shm: its owner's alone, whatever the umask.
+  const storage = createSqliteStorage({ path: choice.path, fileMode: DATA_FILE_MODE });
   const where = choice.byDefault ? ' (the default: DATABASE_URL is unset)' : '';
   return { storage, description: `SQLite file ${choice.path}${where}` };
 }

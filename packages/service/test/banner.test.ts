@@ -34,6 +34,24 @@ describe('the start-up banner', () => {
     ]);
   });
 
+  it('says where a kept key lives, and prints it at every start', () => {
+    const lines = bannerLines({
+      address: at('127.0.0.1', 'IPv4', 3000),
+      publicPath: '/v1',
+      storage: 'SQLite file /d/petstore/pets.db',
+      seeded: 0,
+      config: {
+        apiKeys: ['kept-key'],
+        keyGenerated: true,
+        keyFile: '/d/petstore/api-key',
+        seedPets: 0,
+      },
+    });
+    expect(lines[2]).toBe(
+      'API key (generated, kept in /d/petstore/api-key; set API_KEYS to choose your own): kept-key',
+    );
+  });
+
   it('never prints keys from API_KEYS', () => {
     const lines = bannerLines({
       address: at('::1', 'IPv6', 80),

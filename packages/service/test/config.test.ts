@@ -277,6 +277,47 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('refuses what SQLite would read as a name or URI rather than take it for part of a file name', () => {
+    const refusal = (url: string) => errorsOf(loadConfig({ DATABASE_URL: url }));
+    for (const url of ['sqlite::memory:', 'sqlite:file:pets.db', 'sqlite:FILE:pets.db?mode=ro']) {
+      expect(refusal(url)).toEqual([
+        'DATABASE_URL=sqlite: takes a file path, not a SQLite name or URI (:memory:, file:); for pets in memory use DATABASE_URL=memory:',
+      ]);
+    }
+    for (const url of ['sqlite:x.db?mode=ro', 'sqlite:./pets.db#v', 'sqlite:/tmp/my%20pets.db']) {
+      expect(refusal(url)).toEqual([
+        'DATABASE_URL=sqlite:<file> takes a plain file path: query parameters (such as ?mode=ro), # and %-escapes are not read, so a path holding ?, # or % is refused',
+      ]);
+    }
+    expect(refusal('sqlite://pets.db')).toEqual([
+      'DATABASE_URL=sqlite://<host>/... names a host; a file is sqlite:./pets.db, sqlite:/var/lib/petstore/pets.db or sqlite:///var/lib/petstore/pets.db',
+    ]);
+  });
+
+  it('quotes no credential of a bad value: a URL is shown without its user, password and query', () => {
+    const errors = errorsOf(
+      loadConfig({
+        PRODUCTION_BASE_URL: 'https://deploy:S3cretPW@api.example.com/v2',
+        STAGING_BASE_URL: 'https://api.example.com/v1?token=S3cretToken',
+        PORT: 'postgres://app:S3cretPG@db/pets',
+        LOG_LEVEL: 'https://x:S3cretLog@example.com',
+      }),
+    );
+    expect(errors.join('\n')).not.toMatch(/S3cret|deploy|app:/);
+    expect(errors).toEqual([
+      'PORT must be an integer from 0 to 65535, got "postgres://***@db/pets"',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "https://***@example.com"',
+      'PRODUCTION_BASE_URL must be an http:// or https:// URL ending in /v1 (no query, no user or password), got "https://***@api.example.com/v2"',
+      'STAGING_BASE_URL must be an http:// or https:// URL ending in /v1 (no query, no user or password), got "https://api.example.com/v1?***"',
+    ]);
+    // A password alone is refused too, and shown no more than a user is.
+    expect(
+      errorsOf(loadConfig({ PRODUCTION_BASE_URL: 'https://:S3cret@api.example.com/v1' })),
+    ).toEqual([
+      'PRODUCTION_BASE_URL must be an http:// or https:// URL ending in /v1 (no query, no user or password), got "https://***@api.example.com/v1"',
+    ]);
+  });
+
   it('reads LOAD_SHEDDING_MAX_IN_FLIGHT: off (0) by default, a whole number up to a million', () => {
     const inFlight = (value: string | undefined) =>
       loadConfig(value === undefined ? {} : { LOAD_SHEDDING_MAX_IN_FLIGHT: value });
@@ -341,7 +382,7 @@ describe('loadConfig', () => {
       'api.example.com/v1',
     ]) {
       expect(errorsOf(loadConfig({ STAGING_BASE_URL: url }))).toEqual([
-        `STAGING_BASE_URL must be an http:// or https:// URL ending in /v1 (no query), got ${JSON.stringify(url)}`,
+        `STAGING_BASE_URL must be an http:// or https:// URL ending in /v1 (no query, no user or password), got ${JSON.stringify(url.replace(/\?.*/, '?***'))}`,
       ]);
     }
     expect(

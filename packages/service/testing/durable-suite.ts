@@ -1,28 +1,49 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sendHttp } from '@petstore/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ListeningApp, startListening } from './process.js';
+import { killStartedApps, type ListeningApp, startApp, startListening } from './process.js';
 
 const KEY = 'durable-key-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };
 const json = { ...auth, 'content-type': 'application/json' };
 
-const create = (app: ListeningApp, name: string, idempotencyKey?: string) =>
-  sendHttp(app.origin, {
+const create = (app: ListeningApp, name: string, idempotencyKey?: string, key = KEY) => {
+  const headers = { ...json, authorization: `Bearer ${key}` };
+  return sendHttp(app.origin, {
     method: 'POST',
     path: '/v1/pets',
-    headers: idempotencyKey === undefined ? json : { ...json, 'idempotency-key': idempotencyKey },
+    headers:
+      idempotencyKey === undefined ? headers : { ...headers, 'idempotency-key': idempotencyKey },
     body: JSON.stringify({ name, categoryId: 1 }),
   });
+};
+
+const modeOf = (path: string): string => `0${(statSync(path).mode & 0o777).toString(8)}`;
+
+/** The app as `pnpm start` runs it, under the most open umask: files would be 0666, folders 0777. */
+const UMASK_0 = {
+  command: [
+    'sh',
+    '-c',
+    'umask 000 && exec "$0" "$@"',
+    process.execPath,
+    '--import',
+    'tsx',
+    '--conditions=@petstore/source',
+    'src/main.ts',
+  ],
+};
 
 /** Every pet, page by page (the service's own keyset pages). */
-async function allPets(app: ListeningApp): Promise<Array<{ id: number; name: string }>> {
+async function allPets(app: ListeningApp, key = KEY): Promise<Array<{ id: number; name: string }>> {
   const pets: Array<{ id: number; name: string }> = [];
   let path: string | undefined = '/v1/pets?limit=100';
   for (let page = 0; path !== undefined && page < 100; page++) {
-    const answer = await sendHttp(app.origin, { method: 'GET', path, headers: auth });
+    const headers = { authorization: `Bearer ${key}` };
+    const answer = await sendHttp(app.origin, { method: 'GET', path, headers });
     expect(answer.status).toBe(200);
     pets.push(...(JSON.parse(answer.body) as Array<{ id: number; name: string }>));
     path = /<([^>]+)>; rel="next"/.exec(answer.headers.link ?? '')?.[1];
@@ -46,7 +67,11 @@ export function describeDurableStorage(name: string, appDir: string): void {
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), 'petstore-durable-'));
     });
-    afterAll(() => rm(dir, { recursive: true, force: true }));
+    // A test that fails midway leaves no service running.
+    afterAll(() => {
+      killStartedApps();
+      return rm(dir, { recursive: true, force: true });
+    });
 
     it('by default (DATABASE_URL unset): the file the banner names, and the pets are there after a restart', async () => {
       const env = { API_KEYS: KEY, DATABASE_URL: '', XDG_DATA_HOME: join(dir, 'xdg') };
@@ -61,6 +86,58 @@ export function describeDurableStorage(name: string, appDir: string): void {
       expect((await allPets(second)).map((pet) => pet.name)).toEqual(['Kept']);
       await stop(second);
     }, 60_000);
+
+    it('keeps a generated key beside the default file, and every file there for its owner alone', async () => {
+      // A folder that was there already, readable by all, and the most open umask.
+      const xdg = join(dir, 'kept');
+      const folder = join(xdg, 'petstore');
+      await mkdir(folder, { recursive: true });
+      await chmod(folder, 0o755);
+      const env = { DATABASE_URL: '', XDG_DATA_HOME: xdg };
+      const first = await startListening(appDir, env, UMASK_0);
+      const keyFile = join(folder, 'api-key');
+      expect(first.output()).toContain(
+        `API key (generated, kept in ${keyFile}; set API_KEYS to choose your own): ${first.key}`,
+      );
+      expect((await create(first, 'Kept', undefined, first.key)).status).toBe(201);
+      const files = ['api-key', 'pets.db', 'pets.db-wal', 'pets.db-shm'].map((f) =>
+        join(folder, f),
+      );
+      expect([folder, ...files].map(modeOf)).toEqual(['0700', '0600', '0600', '0600', '0600']);
+      expect(readFileSync(keyFile, 'utf8').trim()).toBe(first.key);
+      await stop(first);
+
+      // Restarted: the same key, printed again, still opens the same pets.
+      const second = await startListening(appDir, env, UMASK_0);
+      expect(second.key).toBe(first.key);
+      expect((await allPets(second, first.key)).map((pet) => pet.name)).toEqual(['Kept']);
+      await stop(second);
+
+      // API_KEYS still wins: the kept key is not accepted then, and the file is left alone.
+      const chosen = await startListening(appDir, { ...env, API_KEYS: KEY });
+      expect(chosen.output()).toContain('API keys: 1 from API_KEYS');
+      const withKept = await sendHttp(chosen.origin, {
+        method: 'GET',
+        path: '/v1/pets',
+        headers: { authorization: `Bearer ${first.key}` },
+      });
+      expect(withKept.status).toBe(401);
+      expect((await allPets(chosen)).map((pet) => pet.name)).toEqual(['Kept']);
+      expect(readFileSync(keyFile, 'utf8').trim()).toBe(first.key);
+      await stop(chosen);
+    }, 60_000);
+
+    it('refuses a file named by a link to nothing, and creates nothing there', async () => {
+      const target = join(dir, 'not-there.db');
+      const link = join(dir, 'dangling.db');
+      await symlink(target, link);
+      const app = startApp(appDir, { API_KEYS: KEY, DATABASE_URL: `sqlite:${link}` });
+      expect(await app.exited).toBe(1);
+      expect(app.output()).toContain(
+        `${link} is a symbolic link to ${target}, which does not exist`,
+      );
+      expect(existsSync(target)).toBe(false);
+    }, 30_000);
 
     it('every acknowledged keyed create survives SIGKILL, stored exactly once', async () => {
       const env = { API_KEYS: KEY, DATABASE_URL: `sqlite:${join(dir, 'killed.db')}` };

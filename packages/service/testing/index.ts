@@ -31,6 +31,7 @@ export {
   type TestDatabase,
   tcpProxy,
 } from './network.js';
+export { oldNode } from './old-node.js';
 export { describeOperations, type OperationsSuiteOptions } from './operations-suite.js';
 export {
   APP_ENV_NAMES,

@@ -1,6 +1,7 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readlinkSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { connect, type Database, SQLITE, sqliteCode } from './driver.js';
+import { applyFileMode } from './file-mode.js';
 import { openErrorOf, SqliteOpenError } from './open-error.js';
 import type { ResolvedOptions } from './options.js';
 import { checkSchema, type MigrateResult, migrateDatabase } from './schema.js';
@@ -15,7 +16,7 @@ export type Connect = (path: string) => Database;
 
 type GroundOptions = Pick<
   ResolvedOptions,
-  'path' | 'busyTimeoutMs' | 'synchronous' | 'migrate' | 'checkOnOpen'
+  'path' | 'busyTimeoutMs' | 'synchronous' | 'fileMode' | 'migrate' | 'checkOnOpen'
 >;
 
 const statOf = (path: string) => {
@@ -28,6 +29,18 @@ const statOf = (path: string) => {
     });
   }
 };
+
+/**
+ * Where `path` points when it is a symbolic link whose target does not exist, else undefined.
+ * SQLite would create the target: a file somewhere else, named by whoever made the link.
+ */
+function danglingTarget(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** What `access()` answers for a path this process may not write. */
 const NOT_WRITABLE = new Set(['EACCES', 'EPERM', 'EROFS']);
@@ -60,6 +73,14 @@ function checkGround(path: string): void {
   }
   if (stat !== undefined && !stat.isFile()) {
     throw new SqliteOpenError(path, 'not-a-file', `${path} exists and is not a regular file`);
+  }
+  const target = stat === undefined ? danglingTarget(path) : undefined;
+  if (target !== undefined) {
+    throw new SqliteOpenError(
+      path,
+      'not-a-file',
+      `${path} is a symbolic link to ${target}, which does not exist: the storage does not create a file through a link (create the target, or point path at it)`,
+    );
   }
   const folder = dirname(path);
   if (stat === undefined && statOf(folder)?.isDirectory() !== true) {
@@ -145,6 +166,7 @@ function useWal(db: Database, path: string, busyTimeoutMs: number): void {
 export function openDatabase(options: GroundOptions, connectTo: Connect = connect): Opened {
   const { path, busyTimeoutMs } = options;
   checkGround(path);
+  if (options.fileMode !== undefined) applyFileMode(path, options.fileMode);
   let doing = 'opening the file';
   let db: Database;
   try {

@@ -22,6 +22,13 @@ export interface SqliteStorageOptions {
   readonly busyTimeoutMs?: number;
   /** `PRAGMA synchronous`; default `NORMAL` (see `Synchronous`). */
   readonly synchronous?: Synchronous;
+  /**
+   * Permissions of the database file and of its `-wal` and `-shm` companions, e.g. `0o600` for
+   * its owner alone. A missing file is created with them whatever the umask, an existing one
+   * (and companions left from before) is set to them at open, and SQLite gives the companions it
+   * creates the file's permissions. Unset (the default): SQLite's own, 0644 less the umask.
+   */
+  readonly fileMode?: number;
   /** Apply the pending migrations when opening. Default true. */
   readonly migrate?: boolean;
   /**
@@ -50,6 +57,7 @@ export interface ResolvedOptions {
   readonly path: string;
   readonly busyTimeoutMs: number;
   readonly synchronous: Synchronous;
+  readonly fileMode: number | undefined;
   readonly migrate: boolean;
   readonly checkOnOpen: boolean;
   readonly retryAfterSeconds: number;
@@ -78,6 +86,15 @@ export function resolvePath(path: unknown): string {
   return resolve(path);
 }
 
+/** A permission mode (0 to 0o777), or undefined. */
+function fileMode(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 0 || value > 0o777) {
+    throw new TypeError(`fileMode must be a permission mode from 0 to 0o777, got ${String(value)}`);
+  }
+  return value;
+}
+
 export function resolveOptions(options: SqliteStorageOptions): ResolvedOptions {
   const synchronous = options.synchronous ?? 'NORMAL';
   if (!SYNCHRONOUS.includes(synchronous)) {
@@ -89,6 +106,7 @@ export function resolveOptions(options: SqliteStorageOptions): ResolvedOptions {
     path: resolvePath(options.path),
     busyTimeoutMs: whole('busyTimeoutMs', options.busyTimeoutMs, DEFAULT_BUSY_TIMEOUT_MS, 0),
     synchronous,
+    fileMode: fileMode(options.fileMode),
     migrate: options.migrate ?? true,
     checkOnOpen: options.checkOnOpen ?? true,
     retryAfterSeconds: whole('retryAfterSeconds', options.retryAfterSeconds, 1, 1),

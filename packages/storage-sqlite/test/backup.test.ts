@@ -62,35 +62,39 @@ describe('backup()', () => {
   });
 
   for (const method of ['backup-api', 'vacuum-into'] as const) {
-    it(`${method}: copies a serving storage while it keeps writing; the copy opens and serves`, async () => {
-      const storage = await storageWithPets(500);
-      const destination = join(folder.dir, `copy-${method}.db`);
-      // Writes go on while the copy is made: the copy is a consistent snapshot.
-      const copying = backup(storage, destination, { method });
-      const during: Promise<Pet>[] = [];
-      for (let n = 0; n < 50; n += 1) {
-        during.push(storage.createPet({ name: `during-${n}`, categoryId: 1, status: 'sold' }));
-      }
-      const result = await copying;
-      await Promise.all(during);
-      expect(result).toMatchObject({ destination, method });
-      expect(result.bytes).toBeGreaterThan(4096);
-      // One self-contained file: no WAL or leftovers beside it.
-      expect(readdirSync(folder.dir).filter((name) => name.startsWith(`copy-${method}`))).toEqual([
-        `copy-${method}.db`,
-      ]);
+    // node:sqlite's backup() is there from Node 22.16: on 22.13 to 22.15, VACUUM INTO alone.
+    it.skipIf(method === 'backup-api' && onlineBackup === undefined)(
+      `${method}: copies a serving storage while it keeps writing; the copy opens and serves`,
+      async () => {
+        const storage = await storageWithPets(500);
+        const destination = join(folder.dir, `copy-${method}.db`);
+        // Writes go on while the copy is made: the copy is a consistent snapshot.
+        const copying = backup(storage, destination, { method });
+        const during: Promise<Pet>[] = [];
+        for (let n = 0; n < 50; n += 1) {
+          during.push(storage.createPet({ name: `during-${n}`, categoryId: 1, status: 'sold' }));
+        }
+        const result = await copying;
+        await Promise.all(during);
+        expect(result).toMatchObject({ destination, method });
+        expect(result.bytes).toBeGreaterThan(4096);
+        // One self-contained file: no WAL or leftovers beside it.
+        expect(readdirSync(folder.dir).filter((name) => name.startsWith(`copy-${method}`))).toEqual(
+          [`copy-${method}.db`],
+        );
 
-      const served = await serveFrom(destination);
-      expect(served.status).toBe(200);
-      expect(served.pets.slice(0, 3).map((pet) => pet.name)).toEqual(['pet-0', 'pet-1', 'pet-2']);
-      const copy = createSqliteStorage({ path: destination });
-      const copied = await allPets(copy);
-      expect(copied.length).toBeGreaterThanOrEqual(500);
-      // The same pets, in the same order, as the source had.
-      expect(copied).toEqual((await allPets(storage)).slice(0, copied.length));
-      await copy.close();
-      await storage.close();
-    });
+        const served = await serveFrom(destination);
+        expect(served.status).toBe(200);
+        expect(served.pets.slice(0, 3).map((pet) => pet.name)).toEqual(['pet-0', 'pet-1', 'pet-2']);
+        const copy = createSqliteStorage({ path: destination });
+        const copied = await allPets(copy);
+        expect(copied.length).toBeGreaterThanOrEqual(500);
+        // The same pets, in the same order, as the source had.
+        expect(copied).toEqual((await allPets(storage)).slice(0, copied.length));
+        await copy.close();
+        await storage.close();
+      },
+    );
   }
 
   it('copies a file by its path (a connection of its own), while a storage has it open', async () => {
@@ -139,18 +143,21 @@ describe('backup()', () => {
     expect((await serveFrom(join(folder.dir, 'after-close.db'))).pets).toHaveLength(1);
   });
 
-  it('the copy is checked: a copy that fails PRAGMA quick_check never takes the destination name', async () => {
-    const storage = await storageWithPets(300);
-    await storage.close();
-    // A source with garbage over some of its pages: the page copy carries the damage over.
-    const fd = openSync(storage.path, 'r+');
-    writeSync(fd, randomBytes(4 * 4096), 0, 4 * 4096, 4 * 4096);
-    closeSync(fd);
-    const destination = join(folder.dir, 'checked.db');
-    await expect(backup(storage.path, destination, { method: 'backup-api' })).rejects.toThrow(
-      /quick_check|malformed/,
-    );
-    expect(existsSync(destination)).toBe(false);
-    expect(readdirSync(folder.dir).filter((name) => name.includes('partial'))).toEqual([]);
-  });
+  it.skipIf(onlineBackup === undefined)(
+    'the copy is checked: a copy that fails PRAGMA quick_check never takes the destination name',
+    async () => {
+      const storage = await storageWithPets(300);
+      await storage.close();
+      // A source with garbage over some of its pages: the page copy carries the damage over.
+      const fd = openSync(storage.path, 'r+');
+      writeSync(fd, randomBytes(4 * 4096), 0, 4 * 4096, 4 * 4096);
+      closeSync(fd);
+      const destination = join(folder.dir, 'checked.db');
+      await expect(backup(storage.path, destination, { method: 'backup-api' })).rejects.toThrow(
+        /quick_check|malformed/,
+      );
+      expect(existsSync(destination)).toBe(false);
+      expect(readdirSync(folder.dir).filter((name) => name.includes('partial'))).toEqual([]);
+    },
+  );
 });

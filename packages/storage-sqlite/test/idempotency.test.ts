@@ -8,6 +8,7 @@ import { prepareStatements } from '../src/statements.js';
 import { connectionOf } from '../src/storage.js';
 import { tempFolder } from './support/files.js';
 import { holdLock } from './support/ground.js';
+import { inTransaction } from './support/transaction.js';
 
 const folder = tempFolder('idempotency');
 const rex: PetInput = { name: 'Rex', categoryId: 1, status: 'available' };
@@ -77,7 +78,7 @@ describe('createPetIdempotent in SQLite', () => {
     );
     expect(pets()).toBe(0);
     expect(claims()).toEqual([]);
-    expect(db.isTransaction).toBe(false);
+    expect(inTransaction(db)).toBe(false);
     // The key stays free: once the claim can be written, the same key creates the pet.
     db.exec('DROP TRIGGER refuse_poison');
     expect((await storage.createPetIdempotent(rex, claim('poison'))).kind).toBe('created');

@@ -14,6 +14,7 @@ import { storageOn } from '../src/storage.js';
 import { toStorageError } from '../src/unavailable.js';
 import { tempFolder } from './support/files.js';
 import { holdLock } from './support/ground.js';
+import { inTransaction } from './support/transaction.js';
 
 const folder = tempFolder('unavailable');
 const KEY = 'unavailable-test-key-0123';
@@ -83,7 +84,7 @@ describe('a full disk (SQLITE_FULL, simulated with PRAGMA max_page_count)', () =
     // Plain creates too, once the last pages are used up: nothing is written, no transaction left.
     const plain = await fillUp(storage);
     expect(count(db, 'pets')).toBe(created + plain);
-    expect(db.isTransaction).toBe(false);
+    expect(inTransaction(db)).toBe(false);
 
     // Reads still answer; and once there is room again, writes do too, without a reopen.
     expect(await storage.listPets({ limit: 5 })).toHaveLength(5);
@@ -118,7 +119,8 @@ describe('the write lock held by another process past busyTimeoutMs', () => {
     const { storage, db } = open({ busyTimeoutMs: 200 });
     const first = await storage.createPetIdempotent(pet, { ...claim(1), retentionMs: 60_000 });
     expect(first.kind).toBe('created');
-    const path = db.location() ?? '';
+    // The file's path (node:sqlite's `location()` is there from Node 22.16 only).
+    const path = String(db.prepare('PRAGMA database_list').get()?.file ?? '');
     const holder = await holdLock(path, { wal: true });
     try {
       const started = performance.now();
