@@ -34,8 +34,8 @@ interface CommonOptions {
   readonly replicaWaitMillis?: number;
   /**
    * Longest a read may take on the replica, connecting included, before the primary answers it
-   * instead; a replica that failed so is left alone for as long again (then tried by one read).
-   * Default 1000.
+   * instead; a replica that failed, or was found behind, is then left alone for as long (reads go
+   * straight to the primary meanwhile). Default 1000.
    */
   readonly replicaTimeoutMillis?: number;
   /**
@@ -48,7 +48,7 @@ interface CommonOptions {
 /**
  * Where a read went with a replica configured: `replica` (answered there), or the primary because
  * the replica was `behind` (not replayed to the primary's position in time), `failed` (an error,
- * a timeout, unreachable) or `resting` (failed moments ago: left alone for a while).
+ * a timeout, unreachable) or `resting` (failed or behind moments ago: left alone for a while).
  */
 export type ReplicaReadOutcome = 'replica' | 'behind' | 'failed' | 'resting';
 
