@@ -638,6 +638,28 @@ function editYamlSection(text: string, section: string, edit: (body: string) => 
   return text.slice(0, start) + edit(text.slice(start, end)) + text.slice(end);
 }
 
+/**
+ * The number of pets on one node (`superuserUrl`: its own PostgreSQL, not through HAProxy), or
+ * -1 when it cannot be asked.
+ */
+export async function petCount(superuserUrl: string): Promise<number> {
+  const url = new URL(superuserUrl);
+  url.pathname = '/pets';
+  const client = new pg.Client({ connectionString: url.href, connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM petstore.pets',
+    );
+    return rows[0]?.n ?? -1;
+  } catch {
+    return -1;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** `pg_is_in_recovery()` through `url`, or undefined when it cannot connect. */
 async function inRecovery(url: string): Promise<boolean | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });

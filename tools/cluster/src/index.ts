@@ -1,9 +1,11 @@
+export { wholeNumber } from './args.js';
 export {
   type Cluster,
   type ClusterOptions,
   freePort,
   type NodeMember,
   type PatroniNode,
+  petCount,
   startCluster,
   takeClusterLock,
   until,

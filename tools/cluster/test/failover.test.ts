@@ -1,7 +1,6 @@
 import { ARTIFACTS_DIR } from '@petstore/service/testing';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Cluster, startCluster, until } from '../src/cluster.js';
+import { type Cluster, petCount, startCluster, until } from '../src/cluster.js';
 import { type Fleet, startFleet } from '../src/fleet.js';
 import { type Bouncer, startBouncer } from '../src/pgbouncer.js';
 import { runScenario } from '../src/scenario.js';
@@ -20,23 +19,6 @@ import { toolsPresent } from '../src/tools.js';
 // any other cluster test of this machine has finished (one cluster at a time: startCluster).
 
 const BACK_WITHIN_S = 10;
-
-/** The number of pets on one node (its own PostgreSQL, not through HAProxy). */
-async function petCount(superuserUrl: string): Promise<number> {
-  const url = new URL(superuserUrl);
-  url.pathname = '/pets';
-  const client = new pg.Client({ connectionString: url.href });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM petstore.pets',
-    );
-    return rows[0]?.n ?? -1;
-  } finally {
-    await client.end();
-  }
-}
 
 describe.skipIf(!toolsPresent())('a three-node Patroni cluster under keyed creates', () => {
   let cluster: Cluster | undefined;

@@ -8,7 +8,7 @@
 //   sudo npx -y pnpm@10 --filter @petstore/partition partition --schedule full --duration 3600
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { missingTools } from '@petstore/cluster';
+import { missingTools, wholeNumber as number } from '@petstore/cluster';
 import { cannotRun, runPartition } from './launch.js';
 
 const USAGE = `usage: cli.ts [--schedule short|full] [--duration SECONDS] [--creators N] [--walkers N]
@@ -44,13 +44,6 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const number = (name: string, text: string, min: number, max: number): number => {
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      throw new Error(`--${name}: a whole number from ${min} to ${max}, got ${text}`);
-    }
-    return value;
-  };
   if (values.schedule !== 'short' && values.schedule !== 'full') {
     throw new Error(`--schedule: short or full, got ${values.schedule}`);
   }

@@ -6,6 +6,7 @@ import {
   type Cluster,
   type Fleet,
   KEY,
+  petCount,
   startBouncer,
   startCluster,
   startFleet,
@@ -65,6 +66,8 @@ export interface PartitionSummary {
     readonly p99Seconds: number;
     /** Answers slower than READY_WITHIN_S, or none. */
     readonly late: number;
+    /** The first few of them: instance, when, how long, status (0: none). */
+    readonly lateExamples: readonly string[];
     /** What an instance cut from the database answered that it should not have. */
     readonly wrongStatus: readonly string[];
   };
@@ -91,24 +94,6 @@ async function storedPets(superuserUrl: string): Promise<StoredPet[]> {
     return rows.map((row) => ({ id: Number(row.id), name: row.name, key: row.key ?? undefined }));
   } finally {
     await client.end();
-  }
-}
-
-async function petCount(superuserUrl: string): Promise<number> {
-  const url = new URL(superuserUrl);
-  url.pathname = '/pets';
-  const client = new pg.Client({ connectionString: url.href, connectionTimeoutMillis: 3000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    const { rows } = await client.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM petstore.pets',
-    );
-    return rows[0]?.n ?? -1;
-  } catch {
-    return -1;
-  } finally {
-    await client.end().catch(() => undefined);
   }
 }
 
@@ -154,6 +139,12 @@ function readyFigures(
       0.99,
     ),
     late: late.length,
+    lateExamples: late
+      .slice(0, 10)
+      .map(
+        (p) =>
+          `${INSTANCE_HOSTS[p.instance]} at ${p.at.toFixed(1)} s: ${p.status} after ${(p.seconds * 1000).toFixed(0)} ms`,
+      ),
     wrongStatus,
   };
 }
@@ -326,7 +317,9 @@ export async function runPartitionInside(config: PartitionConfig): Promise<Parti
         );
     }
     if (ready.late > 0)
-      problems.push(`${ready.late} /readyz answers slower than ${READY_WITHIN_S} s or missing`);
+      problems.push(
+        `${ready.late} /readyz answers slower than ${READY_WITHIN_S} s or missing: ${ready.lateExamples.join('; ')}`,
+      );
     if (ready.wrongStatus.length > 0)
       problems.push(`/readyz of a cut-off instance: ${ready.wrongStatus.slice(0, 3).join('; ')}`);
     if (recording.nonJson.length > 0)
