@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -41,7 +41,7 @@ export async function startBouncer(
       role,
     ])
     .finally(() => admin.end());
-  const dir = await mkdtemp(join(tmpdir(), 'petstore-partition-pgbouncer-'));
+  const dir = await mkdtemp(join(tmpdir(), 'petstore-cluster-pgbouncer-'));
   await chmod(dir, 0o755);
   const authFile = join(dir, 'userlist.txt');
   await writeFile(authFile, `"${role}" "${rows[0]?.secret ?? ''}"\n`, { mode: 0o644 });
@@ -68,6 +68,7 @@ export async function startBouncer(
   closeSync(log);
   const stop = () => {
     child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stop);
   const end = performance.now() + 15_000;
