@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -147,6 +147,18 @@ function readyFigures(
       ),
     wrongStatus,
   };
+}
+
+/** Lines to a file a chunk at a time: an hour's history is hundreds of MB, past one string. */
+async function writeLines(path: string, lines: readonly string[]): Promise<void> {
+  const file = await open(path, 'w');
+  try {
+    for (let n = 0; n < lines.length; n += 10_000) {
+      await file.write(`${lines.slice(n, n + 10_000).join('\n')}\n`);
+    }
+  } finally {
+    await file.close();
+  }
 }
 
 /** Creates by who made them: the clients (default settings) and the probes (no retries). */
@@ -355,7 +367,7 @@ export async function runPartitionInside(config: PartitionConfig): Promise<Parti
     await writeFile(artifacts.report, `${report}\n`);
     await writeFile(artifacts.timeline, await timelineSvg(title, timeline(recording, end), faults));
     await writeFile(artifacts.rss, await rssSvg(`memory over the run: ${title}`, rss));
-    await writeFile(artifacts.history, `${historyLines(recording.ops).join('\n')}\n`);
+    await writeLines(artifacts.history, historyLines(recording.ops));
     const summary: PartitionSummary = {
       title,
       seconds: end,
