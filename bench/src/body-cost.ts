@@ -24,6 +24,11 @@ const BODIES: Record<string, string> = {
   'plain: small integers': filled('1'),
   'worst: 1e308 literals': filled('1e308'),
   'worst: one long literal': `{"name":"Rex","categoryId":1.${'0'.repeat(SIZE - 40)}1}`,
+  // Each unknown key is a problem; the answer names 20 and counts the rest (about 13 KB).
+  'worst: 1,300 unknown keys': `{"name":"Rex","categoryId":1,${Array.from(
+    { length: 1300 },
+    (_, i) => `"k${String(i).padStart(4, '0')}":1`,
+  ).join(',')}}`,
   'worst: rounded literals under many keys': `{${Array.from(
     { length: Math.floor(SIZE / 30) },
     (_, i) => `"k${String(i).padStart(5, '0')}":1.0000000000000001`,

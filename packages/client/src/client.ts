@@ -7,14 +7,18 @@ import {
   PetStoreError,
   redirectRefused,
 } from './errors.js';
-import { cursorOf, nextLink, pagingGuard } from './link.js';
+import { nextPage, pagingGuard } from './link.js';
 import { innermostMessage, outcomeOpen, outcomeUnknown } from './outcome.js';
 import { backoffMs, type RetryEvent, type RetryReason, retryAfterMs, sleep } from './retry.js';
+import { createRetryTokens, type RetryTokensOptions } from './retry-tokens.js';
 import type { Operation } from './shapes.js';
 import type { ListOrdersQuery, ListPetsQuery, NewPet, Order, Page, Pet } from './types.js';
 
 export interface PetStoreClientOptions {
-  /** Where the API is mounted, with its base path: `https://pets.example.com/v1`. */
+  /**
+   * Where the API is mounted, with its base path: `https://pets.example.com/v1`. An absolute
+   * http(s) URL without query, fragment or credentials (else a `TypeError`).
+   */
   readonly baseUrl: string | URL;
   /** Sent as `Authorization: Bearer <apiKey>`. */
   readonly apiKey: string;
@@ -56,6 +60,18 @@ export interface PetStoreClientOptions {
    * `too_many_pages`. Default 10 000 (`DEFAULT_MAX_PAGES`): a million pets at 100 a page.
    */
   readonly maxPages?: number;
+  /**
+   * The client's retry token bucket, so that its retries cannot multiply an overload (the AWS
+   * SDKs' standard retry mode): each retry takes `retryCost` tokens (default 10;
+   * `timeoutRetryCost`, 20, after a timeout), each 2xx answer gives `successRefund` (1) back, up
+   * to `capacity` (1000, which it starts with). A failure is retried only while the bucket holds
+   * the retry's cost; otherwise the call ends as at its budget's end (a create that may have
+   * been stored: `outcome_unknown`). So a lone failure is retried as before; in an outage where
+   * nothing succeeds a client retries 100 times in all, then no more until answers succeed
+   * again; and in any sustained overload its retries add at most a tenth to its requests. One
+   * bucket per client, shared by all its calls (`DEFAULT_RETRY_TOKENS`). `false` turns it off.
+   */
+  readonly retryTokens?: RetryTokensOptions | false;
   /** A fetch to use instead of the global one (a proxy agent, a test double, a polyfill). */
   readonly fetch?: typeof globalThis.fetch;
   /** Called before each wait between attempts. */
@@ -164,9 +180,31 @@ const positive = (name: string, value: number, max = Number.MAX_SAFE_INTEGER): n
   return value;
 };
 
+/**
+ * `baseUrl` without its trailing slashes. Where the key goes is decided by it, so it must be an
+ * absolute http(s) URL with nothing a path can be appended to wrongly (a query, a fragment) and
+ * no credentials; the message does not echo it (it may hold a password).
+ */
+function checkedBase(baseUrl: string | URL): string {
+  const base = String(baseUrl).replace(/\/+$/, '');
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new TypeError('baseUrl must be an absolute http: or https: URL');
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search !== '' || url.hash !== '') {
+    throw new TypeError('baseUrl must be an http: or https: URL without a query or a fragment');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new TypeError('baseUrl must not carry credentials (the API key goes in apiKey)');
+  }
+  return base;
+}
+
 /** A client for one service and one API key. Uses only `fetch`: Node 22+ and browsers alike. */
 export function createPetStoreClient(options: PetStoreClientOptions): PetStoreClient {
-  const base = String(options.baseUrl).replace(/\/+$/, '');
+  const base = checkedBase(options.baseUrl);
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
   const maxPages = positive('maxPages', options.maxPages ?? DEFAULT_MAX_PAGES);
   const retries = options.retries ?? DEFAULT_RETRIES;
@@ -180,6 +218,7 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
       `retryBudgetMs must be a whole number from 0 to ${MAX_TIMEOUT_MS}, got ${retryBudgetMs}`,
     );
   }
+  const tokens = createRetryTokens(options.retryTokens);
   // The global is looked up per call and never detached: browsers reject a fetch called
   // with another `this`.
   const fetchOnce = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -293,10 +332,13 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     let open = false;
     for (let retry = 1; ; retry++) {
       const result = await attempt<T>(call);
-      if ('answer' in result) return result.answer;
+      if ('answer' in result) {
+        tokens.succeeded();
+        return result.answer;
+      }
       const { failure, retryAs, retryAfter } = result;
       open ||= result.open;
-      const giveUp = (): PetStoreError =>
+      const giveUp = (why?: string): PetStoreError =>
         call.idempotencyKey !== undefined && open && (retryAs !== undefined || result.open)
           ? outcomeUnknown(
               call.operation,
@@ -304,6 +346,7 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
               failure,
               retry,
               performance.now() - started,
+              why,
             )
           : failure;
       if (retryAs === undefined || retry > retries) throw giveUp();
@@ -313,18 +356,27 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
       if (remainingMs <= 0 || (fromHeader !== undefined && fromHeader > remainingMs)) {
         throw giveUp();
       }
+      // Taken before the wait, so that calls failing together cannot all count on one token.
+      const cost = tokens.take(retryAs);
+      if (cost === undefined) throw giveUp('retries throttled: too few retry tokens left');
       const waitMs = fromHeader ?? Math.min(backoffMs(retry), remainingMs);
-      options.onRetry?.({
-        operation: call.operation,
-        retry,
-        reason: retryAs,
-        status: failure.status,
-        waitMs,
-        fromRetryAfter: fromHeader !== undefined,
-        idempotencyKey: call.idempotencyKey,
-        requestId: failure.requestId,
-      });
-      await sleep(waitMs, call.signal);
+      try {
+        options.onRetry?.({
+          operation: call.operation,
+          retry,
+          reason: retryAs,
+          status: failure.status,
+          waitMs,
+          fromRetryAfter: fromHeader !== undefined,
+          idempotencyKey: call.idempotencyKey,
+          requestId: failure.requestId,
+        });
+        await sleep(waitMs, call.signal);
+      } catch (reason) {
+        // Cancelled (or onRetry threw) before the retry went out: it cost the service nothing.
+        tokens.giveBack(cost);
+        throw reason;
+      }
     }
   };
 
@@ -332,13 +384,13 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     operation: Operation,
     url: string,
     signal: AbortSignal | undefined,
-  ): Promise<Page<T> & { next?: string }> => {
+  ): Promise<Page<T> & { next?: URL }> => {
     const { value, response } = await send<T[]>({ operation, method: 'GET', url, signal });
-    const next = nextLink(response.headers.get('link'));
+    const next = nextPage(operation, response, url);
     return {
       items: value,
-      nextCursor: cursorOf(next, url),
-      ...(next === undefined ? {} : { next: new URL(next, url).toString() }),
+      nextCursor: next?.searchParams.get('cursor') ?? undefined,
+      ...(next === undefined ? {} : { next }),
     };
   };
 
@@ -347,11 +399,11 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     first: string,
     signal: AbortSignal | undefined,
   ): AsyncIterableIterator<T> {
-    // The key goes only where `baseUrl` points; a walk must advance and end.
-    const guard = pagingGuard(operation, base, first, maxPages);
+    // The key goes only to the operation's own path; a walk must advance and end.
+    const guard = pagingGuard(operation, first, maxPages);
     let url: string | undefined = first;
     while (url !== undefined) {
-      const current: Page<T> & { next?: string } = await page<T>(operation, url, signal);
+      const current: Page<T> & { next?: URL } = await page<T>(operation, url, signal);
       for (const item of current.items) {
         // Stop at once, not at the end of a page already fetched.
         signal?.throwIfAborted();

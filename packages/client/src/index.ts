@@ -21,6 +21,7 @@ export {
   type RetryEvent,
   type RetryReason,
 } from './retry.js';
+export { DEFAULT_RETRY_TOKENS, type RetryTokensOptions } from './retry-tokens.js';
 export type {
   ErrorBody,
   ErrorDetail,

@@ -16,73 +16,75 @@ export function nextLink(header: string | null): string | undefined {
   return undefined;
 }
 
-/** The `cursor` query parameter of a next-page link, resolved against the page's own URL. */
-export function cursorOf(link: string | undefined, base: string): string | undefined {
-  if (link === undefined) return undefined;
-  return new URL(link, base).searchParams.get('cursor') ?? undefined;
-}
-
 /**
- * What, in a path below the base path, a server may read as leaving it once it decodes the
- * path: a segment whose escapes decode to `/` or `\` (`..%2fadmin`, `..%5cadmin`), a `.` or
- * `..` segment (`URL` already resolves plain and `%2e` ones; `..;x` is read as `..` by some
- * servers), or an escape that is not UTF-8. Undefined when there is none.
+ * The page's `rel="next"` link resolved against the page's own URL, or undefined on the last
+ * page. A target that is no URL (`<http://[bad/v1>`) is no answer of the service's: it throws
+ * `unexpected_response`, never the `TypeError` of `new URL`.
  */
-function escapeFromBase(below: string): string | undefined {
-  for (const segment of below.split('/')) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(segment);
-    } catch {
-      return `"${segment}" is not a valid escape`;
-    }
-    if (/[/\\]/.test(decoded)) return `"${segment}" decodes to "${decoded}"`;
-    const name = decoded.split(';')[0];
-    if (name === '.' || name === '..') return `"${segment}" is a "${name}" segment`;
+export function nextPage(operation: string, response: Response, pageUrl: string): URL | undefined {
+  const target = nextLink(response.headers.get('link'));
+  if (target === undefined) return undefined;
+  try {
+    return new URL(target, pageUrl);
+  } catch (error) {
+    throw new PetStoreError({
+      status: response.status,
+      code: 'unexpected_response',
+      message: `${operation}: the answer's Link header names a next page that is not a URL`,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+      cause: error,
+    });
   }
-  return undefined;
 }
 
+/** Origin and path of a URL for a message: no credentials, no query (it may carry anything). */
+const shown = (url: URL) => `${url.origin}${url.pathname}`;
+
 /**
- * Checks each next link of one walk before it is followed, and returns it: it must stay under
- * `base` (same origin, path below the base path, also once that path is percent-decoded),
- * where the API key may go; it must be new, and follow a page with items, or the walk is not
- * advancing; and there may be `maxPages` pages at most. Anything else ends the walk with a
+ * Checks each next link of one walk before it is followed, and returns it. The key goes with
+ * it, so it must lead exactly where the first page was fetched from: the same origin (scheme,
+ * host, port, no credentials) and, byte for byte, the same path (`<base>/pets`,
+ * `<base>/store/orders`); only the query may differ. `URL` has already resolved dot segments
+ * and backslashes, and escaped controls and non-ASCII, as `fetch` sends it; a path equal to
+ * the one the walk started from is then read the same as it by any server, however it decodes
+ * (percent-decoding, NFKC, `;` parameters, NUL), and anything else is refused:
+ * `/v1/%252e%252e%252fadmin`, `/v1/pets/..%00/admin`, `/v1/pets/\uFF0E\uFF0E/admin`,
+ * `/v1//pets`, `/v1/pets;x`. It must also be new, and follow a page with items, or the walk is
+ * not advancing; and there may be `maxPages` pages at most. Anything else ends the walk with a
  * PetStoreError, before any request.
  */
 export function pagingGuard(
   operation: string,
-  base: string,
   first: string,
   maxPages: number,
-): (next: string | undefined, items: number) => string | undefined {
-  const root = new URL(`${base}/`);
-  const seen = new Set([first]);
+): (next: URL | undefined, items: number) => string | undefined {
+  const own = new URL(first);
+  const seen = new Set([own.href]);
   const refuse = (code: string, message: string) =>
     new PetStoreError({ status: 0, code, message: `${operation}: ${message}` });
+  const untrusted = (why: string) =>
+    refuse(
+      'untrusted_link',
+      `${why}; not followed (the API key goes only to ${shown(own)} for this walk)`,
+    );
   return (next, items) => {
     if (next === undefined) return undefined;
-    const url = new URL(next);
-    if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname)) {
-      throw refuse(
-        'untrusted_link',
-        `the next page is at ${url.origin}${url.pathname}, outside ${base}; not followed (the API key goes only to ${base})`,
-      );
+    if (next.username !== '' || next.password !== '') {
+      throw untrusted(`the next page's link carries credentials (${shown(next)})`);
     }
-    // The base path is the caller's own; what the server adds below it must not climb out.
-    const climbs = escapeFromBase(url.pathname.slice(root.pathname.length));
-    if (climbs !== undefined) {
-      throw refuse(
-        'untrusted_link',
-        `the next page ${url.origin}${url.pathname} may leave ${base} once decoded (${climbs}); not followed (the API key goes only to ${base})`,
-      );
+    if (next.origin !== own.origin) {
+      throw untrusted(`the next page is at ${shown(next)}, on another origin`);
     }
-    if (seen.has(url.href))
-      throw refuse('paging_loop', `the next page ${url.href} was fetched before`);
-    if (items === 0) throw refuse('paging_loop', `an empty page links to a next one (${url.href})`);
+    if (next.pathname !== own.pathname) {
+      throw untrusted(`the next page is at ${shown(next)}, not the path of ${operation}`);
+    }
+    if (seen.has(next.href))
+      throw refuse('paging_loop', `the next page ${next.href} was fetched before`);
+    if (items === 0)
+      throw refuse('paging_loop', `an empty page links to a next one (${next.href})`);
     if (seen.size >= maxPages)
       throw refuse('too_many_pages', `more than ${maxPages} pages (maxPages)`);
-    seen.add(url.href);
-    return url.href;
+    seen.add(next.href);
+    return next.href;
   };
 }

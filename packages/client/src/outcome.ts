@@ -64,13 +64,16 @@ export function outcomeUnknown(
   last: PetStoreError,
   attempts: number,
   elapsedMs: number,
+  /** Why the client stopped, when it is not the budget or the answer (throttled retries). */
+  why?: string,
 ): PetStoreError {
   const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
+  const stopped = why === undefined ? '' : ` (${why})`;
   return new PetStoreError({
     status: last.status,
     code: 'outcome_unknown',
     message:
-      `${operation}: no known outcome after ${tries} in ${(elapsedMs / 1000).toFixed(1)} s; ` +
+      `${operation}: no known outcome after ${tries} in ${(elapsedMs / 1000).toFixed(1)} s${stopped}; ` +
       `the write may or may not have been stored (last: ${last.message}). Retry it later with ` +
       'the same body and the same Idempotency-Key (error.idempotencyKey): the service answers ' +
       'with what it stored if it was, and stores it once if not.',

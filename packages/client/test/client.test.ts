@@ -10,14 +10,9 @@ import {
 } from '@petstore/service/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  createPetStoreClient,
-  type Pet,
-  type PetStatus,
-  PetStoreError,
-  type RetryEvent,
-} from '../src/index.js';
+import { createPetStoreClient, type Pet, type PetStatus, type RetryEvent } from '../src/index.js';
 import { API_KEY, EXAMPLE_APPS, recordingFetch, recordOrders } from './support/services.js';
+import { thrown } from './support/stub-server.js';
 
 afterAll(killStartedApps);
 
@@ -39,17 +34,6 @@ async function blockedInsert(admin: pg.Client): Promise<void> {
     await sleep(50);
   }
   throw new Error('the first create never waited on the locked table');
-}
-
-/** What a call threw, for assertions on it. */
-async function thrown(promise: Promise<unknown>): Promise<PetStoreError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PetStoreError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to throw');
 }
 
 describe.each(EXAMPLE_APPS)('the client against the $name example service', ({ dir }) => {

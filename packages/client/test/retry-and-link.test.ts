@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cursorOf, nextLink } from '../src/link.js';
+import { PetStoreError } from '../src/errors.js';
+import { nextLink, nextPage } from '../src/link.js';
 import { BASE_BACKOFF_MS, backoffMs, MAX_BACKOFF_MS, retryAfterMs, sleep } from '../src/retry.js';
 
 describe('nextLink', () => {
@@ -15,10 +16,20 @@ describe('nextLink', () => {
     expect(nextLink(null)).toBeUndefined();
   });
 
-  it('reads the cursor of a relative or absolute link', () => {
-    expect(cursorOf('/v1/pets?limit=2&cursor=Mg', 'http://127.0.0.1:1/v1/pets')).toBe('Mg');
-    expect(cursorOf('/v1/pets?limit=2', 'http://127.0.0.1:1/v1/pets')).toBeUndefined();
-    expect(cursorOf(undefined, 'http://127.0.0.1:1/v1/pets')).toBeUndefined();
+  it('resolves the next link against the page, or throws a PetStoreError when it is no URL', () => {
+    const page = 'http://127.0.0.1:1/v1/pets?limit=2';
+    const answer = (link?: string) =>
+      new Response('[]', { headers: link === undefined ? {} : { link, 'x-request-id': 'r-1' } });
+    const next = nextPage('listPets', answer('</v1/pets?limit=2&cursor=Mg>; rel="next"'), page);
+    expect(next?.href).toBe('http://127.0.0.1:1/v1/pets?limit=2&cursor=Mg');
+    expect(next?.searchParams.get('cursor')).toBe('Mg');
+    expect(nextPage('listPets', answer(), page)).toBeUndefined();
+    expect(() => nextPage('listPets', answer('<http://[bad/v1>; rel="next"'), page)).toThrow(
+      PetStoreError,
+    );
+    expect(() => nextPage('listPets', answer('<http://[bad/v1>; rel="next"'), page)).toThrow(
+      /listPets: the answer's Link header names a next page that is not a URL/,
+    );
   });
 });
 

@@ -16,6 +16,8 @@ import {
   type StubServer,
   stubServer,
   stubServersClosedAfterEach,
+  thrown,
+  unavailable,
 } from './support/stub-server.js';
 
 // Retries bounded by time, not by a count, against real sockets on 127.0.0.1: a failover that
@@ -28,23 +30,6 @@ const API_KEY = 'client-test-key-0123456789';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const REX = { name: 'Rex', categoryId: 1 };
 const serve = stubServersClosedAfterEach();
-
-/** The PetStoreError a call threw. */
-async function thrown(promise: Promise<unknown>): Promise<PetStoreError> {
-  const error = await rejection(promise);
-  if (error instanceof PetStoreError) return error;
-  throw error;
-}
-
-/** The service's JSON 503, with `Retry-After` when given. */
-function unavailable(response: ServerResponse, retryAfter?: string): void {
-  response.writeHead(503, {
-    'content-type': 'application/json',
-    'x-request-id': 'stub-503',
-    ...(retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
-  });
-  response.end(JSON.stringify({ code: 'service_unavailable', message: 'Try again later.' }));
-}
 
 function created(request: IncomingMessage, response: ServerResponse): void {
   let body = '';

@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { validateBody } from '../src/input/validation.js';
+import { isApiError } from '../src/http/errors.js';
+import { invalidInput, validateBody } from '../src/input/validation.js';
 import { NewPetSchema } from '../src/schemas/schemas.js';
 
 type Node = v.GenericSchema & {
@@ -72,5 +73,57 @@ describe('NewPet validation messages', () => {
         }
       }
     }
+  });
+});
+
+describe('at most 20 problems named (the contract, Errors)', () => {
+  const unknownKeys = (count: number) =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 1]));
+  /** The 400 a body gets, its details always a list. */
+  const refusal = (body: object, rounded?: string[]) => {
+    const result = validateBody(NewPetSchema, body, 'pet', rounded);
+    if (!isApiError(result)) throw new Error('expected a 400');
+    expect(result.code).toBe('invalid_request');
+    return { message: result.message, details: result.details ?? [] };
+  };
+
+  it('100,000 unknown keys and a missing name: the first 20 in order, the message counting all', () => {
+    const { details, message } = refusal({ categoryId: 1, ...unknownKeys(100_000) });
+    expect(details).toHaveLength(20);
+    expect(details[0]).toEqual({ path: 'name', message: 'name is required' });
+    expect(details.slice(1).map((detail) => detail.path)).toEqual(
+      Array.from({ length: 19 }, (_, i) => `k${i}`),
+    );
+    expect(message).toMatch(/^Invalid pet: 100001 problems, the first 20: name is required; k0 /);
+    expect(message.endsWith('k18 is not allowed.')).toBe(true);
+  });
+
+  it('20 problems: all named, the plain message; 21: 20 named, 21 counted', () => {
+    const twenty = refusal({ name: 'Rex', categoryId: 1, ...unknownKeys(20) });
+    expect(twenty.details).toHaveLength(20);
+    expect(twenty.message).toMatch(/^Invalid pet: k0 is not allowed; /);
+    const more = refusal({ name: 'Rex', categoryId: 1, ...unknownKeys(21) });
+    expect(more.details).toHaveLength(20);
+    expect(more.message).toMatch(/^Invalid pet: 21 problems, the first 20: k0 /);
+  });
+
+  it('a rounded literal under a field still counts against it, among many unknown keys', () => {
+    const { details, message } = refusal({ name: 'Rex', categoryId: 1, ...unknownKeys(30) }, [
+      'categoryId',
+      'k3',
+    ]);
+    expect(details[0]?.path).toBe('categoryId');
+    expect(details).toHaveLength(20);
+    expect(message).toMatch(/^Invalid pet: 31 problems, the first 20: categoryId must be/);
+  });
+
+  it('invalidInput names 20 at most, whatever it is given', () => {
+    const many = Array.from({ length: 25 }, (_, i) => ({
+      path: `p${i}`,
+      message: `p${i} is wrong`,
+    }));
+    const error = invalidInput('query', many);
+    expect(error.details).toHaveLength(20);
+    expect(error.message).toMatch(/^Invalid query: 25 problems, the first 20: p0 is wrong;/);
   });
 });

@@ -159,6 +159,7 @@ export interface components {
             message: string;
             /** @description The HTTP status code. */
             status: number;
+            /** @description Validation errors: one entry per problem, at most 20, in the order found (the schema's fields, then unknown properties as sent); when there were more, `message` says how many in all. */
             details?: {
                 path: string;
                 message: string;

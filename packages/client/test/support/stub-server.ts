@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
+import { PetStoreError } from '../../src/index.js';
 
 export interface SeenRequest {
   readonly at: number;
@@ -91,4 +92,21 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected the call to reject');
+}
+
+/** The PetStoreError a call threw (anything else is thrown on). */
+export async function thrown(promise: Promise<unknown>): Promise<PetStoreError> {
+  const error = await rejection(promise);
+  if (error instanceof PetStoreError) return error;
+  throw error;
+}
+
+/** The service's JSON 503, with `Retry-After` when given. */
+export function unavailable(response: ServerResponse, retryAfter?: string): void {
+  response.writeHead(503, {
+    'content-type': 'application/json',
+    'x-request-id': 'stub-503',
+    ...(retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
+  });
+  response.end(JSON.stringify({ code: 'service_unavailable', message: 'Try again later.' }));
 }

@@ -18,23 +18,54 @@ const BODY: Detail = ['(body)', 'the request body must be a JSON object'];
 const LIMIT = 'limit must be an integer from 1 to 100';
 const PETID = `petId must be an integer from 1 to ${MAX}`;
 
-const exactly = (where: string, request: WireRequest, details: readonly Detail[]) => ({
-  status: 400,
-  headers: { 'content-type': JSON_TYPE, location: undefined },
-  bodyText: JSON.stringify({
-    code: 'invalid_request',
-    message: `Invalid ${where}: ${details.map(([, message]) => message).join('; ')}.`,
+const exactly = (
+  where: string,
+  request: WireRequest,
+  details: readonly Detail[],
+  total = details.length,
+) => {
+  const summary = details.map(([, message]) => message).join('; ');
+  return {
     status: 400,
-    details: details.map(([path, message]) => ({ path, message })),
-  }),
-  request,
-});
+    headers: { 'content-type': JSON_TYPE, location: undefined },
+    bodyText: JSON.stringify({
+      code: 'invalid_request',
+      message:
+        total > details.length
+          ? `Invalid ${where}: ${total} problems, the first ${details.length}: ${summary}.`
+          : `Invalid ${where}: ${summary}.`,
+      status: 400,
+      details: details.map(([path, message]) => ({ path, message })),
+    }),
+    request,
+  };
+};
 
 const body = (text: string, ...details: Detail[]): ConformanceCase => {
   const { request, ...expect } = exactly('pet', post('/pets', text), details);
   return {
     name: `messages: POST /pets ${text.length > 60 ? `${text.slice(0, 60)}…` : text} → ${details.map(([, m]) => m).join('; ')}`,
     rule: 'Validation: our own message per problem, naming the field and the rule; details one {path, message} per problem in a stable order',
+    request,
+    expect,
+  };
+};
+
+/** `count` unknown properties `k0000`, `k0001`... after a valid name and categoryId. */
+const unknownKeys = (count: number, before = '"name":"Rex","categoryId":1') =>
+  `{${[before, ...Array.from({ length: count }, (_, i) => `"k${String(i).padStart(4, '0')}":1`)].filter((part) => part !== '').join(',')}}`;
+const notAllowed = (count: number): Detail[] =>
+  Array.from({ length: count }, (_, i) => {
+    const key = `k${String(i).padStart(4, '0')}`;
+    return [key, `${key} is not allowed`] as const;
+  });
+
+/** More problems than are named: the first 20 in order, the message counting all. */
+const many = (text: string, total: number, ...details: Detail[]): ConformanceCase => {
+  const { request, ...expect } = exactly('pet', post('/pets', text), details, total);
+  return {
+    name: `messages: POST /pets with ${total} problems → the first ${details.length} named, ${total} counted (${text.slice(0, 40)}…)`,
+    rule: 'Errors: details lists at most 20 problems, in the order found (unknown properties included); when there were more, message says how many in all',
     request,
     expect,
   };
@@ -128,6 +159,18 @@ export const messageCases: ConformanceCase[] = [
     ['status', STATUS],
     ['id', 'id is not allowed'],
   ),
+  // At most 20 problems named, in the order found; past that the message counts them all.
+  body(unknownKeys(20), ...notAllowed(20)),
+  many(unknownKeys(21), 21, ...notAllowed(20)),
+  many(
+    unknownKeys(20, '"categoryId":0'),
+    22,
+    ['name', 'name is required'],
+    ['categoryId', CATEGORY],
+    ...notAllowed(18),
+  ),
+  // 1,300 unknown keys (13 KB, under the 16 KiB limit): still 20 named, the answer small.
+  many(unknownKeys(1300), 1300, ...notAllowed(20)),
   // Query values, judged as sent.
   query('/pets?limit=abc', 'limit', LIMIT),
   query('/pets?limit=0', 'limit', LIMIT),

@@ -22,6 +22,12 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * The most problems one Error body names in `details` (the contract's Errors): naming each of
+ * thousands of unknown properties would make a cheap bad request an expensive answer.
+ */
+export const MAX_ERROR_DETAILS = 20;
+
 export interface ErrorDetail {
   readonly path: string;
   readonly message: string;

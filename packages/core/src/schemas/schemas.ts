@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MAX_ERROR_DETAILS } from '../http/errors.js';
 
 /** A component schema of the document, by name (see openapi.ts). */
 export type SchemaName = 'Pet' | 'NewPet' | 'Pets' | 'PetStatus' | 'Order' | 'Orders' | 'Error';
@@ -122,7 +123,15 @@ export const ErrorBodySchema = v.pipe(
     code: v.pipe(v.string(), v.description('Machine-readable error code.')),
     message: v.pipe(v.string(), v.description('Human-readable description.')),
     status: v.pipe(v.number(), v.integer(), v.description('The HTTP status code.')),
-    details: v.optional(v.array(v.object({ path: v.string(), message: v.string() }))),
+    details: v.optional(
+      v.pipe(
+        v.array(v.object({ path: v.string(), message: v.string() })),
+        v.maxLength(MAX_ERROR_DETAILS),
+        v.description(
+          `Validation errors: one entry per problem, at most ${MAX_ERROR_DETAILS}, in the order found (the schema's fields, then unknown properties as sent); when there were more, \`message\` says how many in all.`,
+        ),
+      ),
+    ),
   }),
   v.title('Error'),
 );
