@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
 // Provides `postgresUrl` (DATABASE_URL, or one throwaway embedded PostgreSQL shared by every project).
@@ -51,6 +51,11 @@ function needsPostgres(
  * assertions, so it runs on a quiet machine, after the rest (.ci/run does).
  */
 const ON_REQUEST: Readonly<Record<string, string>> = { '@petstore/cluster': 'PETSTORE_CLUSTER' };
+/** The same for single files of a project whose other tests always run. */
+const FILES_ON_REQUEST: Readonly<Record<string, { flag: string; files: readonly string[] }>> = {
+  // The partition schedule's short pass; the checker's own tests always run.
+  '@petstore/partition': { flag: 'PETSTORE_CLUSTER', files: ['test/partition.test.ts'] },
+};
 
 const packages = workspacePackages();
 const projects: TestProjectInlineConfiguration[] = [...packages]
@@ -64,6 +69,12 @@ const projects: TestProjectInlineConfiguration[] = [...packages]
       name,
       root: join(ROOT, dir),
       include: ['{src,test}/**/*.test.ts'],
+      exclude: [
+        ...configDefaults.exclude,
+        ...(process.env[FILES_ON_REQUEST[name]?.flag ?? ''] === '1'
+          ? []
+          : (FILES_ON_REQUEST[name]?.files ?? [])),
+      ],
       globalSetup: needsPostgres(name, packages) ? [POSTGRES_SETUP] : [],
     },
   }));

@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createPetStore, DEFAULT_API_PATH, type PetStorage, type PetStore } from '@petstore/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, bearer } from './conformance/helpers.js';
@@ -55,17 +55,25 @@ export const MOUNT_PREFIXES: readonly string[] = [DEFAULT_API_PATH, '/api/pets-v
 /** A mounted store: how to reach it, and the bytes its server read, when it runs here. */
 interface Mounted extends ConformanceTarget {
   readonly origin: string;
-  /** Bytes read off the first connection, or undefined when the server is elsewhere. */
+  /**
+   * Bytes read off the first request's connection by the time its answer was written, or
+   * undefined when the server is elsewhere. (What arrives after it, while the connection closes
+   * lingering, is thrown away: not this count.)
+   */
   bytesRead(): number | undefined;
 }
 
 type Mount = (prefix: string, publicPath?: string) => Promise<Mounted>;
 
-/** Bytes read per connection, watched from the server's side. */
+/** Bytes read off the first request's connection when its answer was written, from the server's side. */
 function watched(server: RunningServer): Mounted {
-  const sockets: Socket[] = [];
-  server.server.on('connection', (socket: Socket) => sockets.push(socket));
-  return { ...server, bytesRead: () => sockets[0]?.bytesRead };
+  let read: number | undefined;
+  server.server.once('request', (req: IncomingMessage, res: ServerResponse) => {
+    res.once('finish', () => {
+      read = req.socket.bytesRead;
+    });
+  });
+  return { ...server, bytesRead: () => read };
 }
 
 function mountOf(options: AdapterScenarioOptions): Mount {

@@ -14,6 +14,7 @@ import {
   protocolRefusal,
   requestIdOf,
 } from '@petstore/core';
+import { lingeringClose, lingerOnCloseAll } from './linger.js';
 
 /** One request the server refused before any route saw it: what a host may log. */
 export interface ClientErrorEvent {
@@ -74,11 +75,14 @@ function methodOf(error: ClientError, response: ServerResponse | undefined): str
   return /^[A-Z]{1,20}$/.test(first) ? first : '-';
 }
 
-/** Answers on the raw socket, then lets it go: whatever the client still sends is not read. */
+/**
+ * Answers on the raw socket, then lets it go, lingering: what the client still sends is read and
+ * thrown away (never parsed), so it reads the answer rather than a reset.
+ */
 function answerSocket(socket: Socket, answer: PetStoreResponse): void {
   socket.on('error', () => socket.destroy());
-  socket.end(rawAnswer(answer));
-  socket.once('finish', () => socket.destroy());
+  socket.write(rawAnswer(answer));
+  lingeringClose(socket);
 }
 
 /** A `\` before the query: a URL parser reads it as `/`, other servers do not. Ambiguous: refused. */
@@ -179,6 +183,9 @@ export function installClientErrorHandler(
   };
   server.removeAllListeners('clientError');
   server.on('clientError', onClientError(report));
+  // Every answer that ends its connection (a body left unread, a host route's, a framework's)
+  // closes lingering.
+  lingerOnCloseAll(server);
 
   // Node has no answer for CONNECT without a listener: it just drops the connection.
   server.removeAllListeners('connect');

@@ -6,6 +6,13 @@ export {
   installClientErrorHandler,
 } from './client-errors.js';
 export {
+  LINGER_LIMITS,
+  type LingerLimits,
+  lingeringClose,
+  lingerOnClose,
+  lingerOnCloseAll,
+} from './linger.js';
+export {
   type PetStoreListener,
   type PetStoreListenerOptions,
   petStoreListener,

@@ -1,11 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
+import type { Socket } from 'node:net';
 import {
   errorResponse,
   type Handler,
   type HandlerResponse,
   type PetStoreRequest,
 } from '@petstore/core';
+import { lingerOnClose } from './linger.js';
 import type { NodeRequest } from './request.js';
 
 export type NodeResponse = ServerResponse | Http2ServerResponse;
@@ -35,8 +37,12 @@ export function writeResponse(
   if (body !== undefined) lines.push('content-length', String(Buffer.byteLength(body)));
   // The core stopped reading an oversized body: what is left on the socket is
   // no next request, so the connection ends with this answer. (HTTP/2 ends
-  // just the stream, and forbids the header.)
-  if (!req.complete && req.httpVersionMajor < 2) lines.push('connection', 'close');
+  // just the stream, and forbids the header.) The close lingers, so the client still writing
+  // that body reads this answer rather than a reset.
+  if (!req.complete && req.httpVersionMajor < 2) {
+    lines.push('connection', 'close');
+    lingerOnClose(req.socket as Socket);
+  }
   // HTTP/2's `writeHead` and `end` take the same arguments; TypeScript cannot call the union.
   const out = res as ServerResponse;
   out.writeHead(response.status, lines);

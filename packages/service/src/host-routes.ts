@@ -58,8 +58,14 @@ export interface HostRoutesOptions {
   readonly logger: Logger;
   /** True once shutdown began: not ready for new work any more. */
   readonly stopping: () => boolean;
-  /** Longest wait for the storage's answer. Default 2000. */
+  /** Longest wait for the storage's answer to a probe (its result is kept). Default 2000. */
   readonly timeoutMs?: number;
+  /**
+   * Longest `/readyz` waits for that answer before it answers itself, the storage then counted
+   * as not answering: under a balancer's check timeout (HAProxy's is its 1 s interval), whatever
+   * the storage does, dropped packets included. Default 500.
+   */
+  readonly answerWithinMs?: number;
   /** How old a readiness result may be when answered again. Default 1000. */
   readonly readyCacheMs?: number;
   /** Served at `GET /metrics`; absent (METRICS=off): that path is a 404 like any other. */
@@ -69,6 +75,7 @@ export interface HostRoutesOptions {
 }
 
 export const DEFAULT_READY_TIMEOUT_MS = 2000;
+export const DEFAULT_READY_ANSWER_MS = 500;
 const DEFAULT_READY_CACHE_MS = 1000;
 
 const TIMED_OUT = Symbol('timed out');
@@ -102,6 +109,7 @@ export function createHostRoutes({
   logger,
   stopping,
   timeoutMs = DEFAULT_READY_TIMEOUT_MS,
+  answerWithinMs = DEFAULT_READY_ANSWER_MS,
   readyCacheMs = DEFAULT_READY_CACHE_MS,
   metrics,
   readyRequiresStorage = false,
@@ -161,6 +169,19 @@ export function createHostRoutes({
 
   metrics?.watchStorage(async () => (await recentProbe()) === undefined);
 
+  /** The probe's verdict, or "no answer" once `answerWithinMs` passed (the probe goes on). */
+  const boundedProbe = async (): Promise<string | undefined> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`no answer within ${answerWithinMs} ms`), answerWithinMs);
+    });
+    try {
+      return await Promise.race([recentProbe(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   // The core's rule, so host routes and API answers agree on which ids are kept.
   const requestIdOf = (header: string | readonly string[] | undefined) =>
     requestIdFromHeaders({ 'x-request-id': header });
@@ -192,7 +213,7 @@ export function createHostRoutes({
         const result = jsonAnswer(503, requestId, { status: 'stopping' });
         return log('GET', '/readyz', started, result, requestId);
       }
-      const problem = await recentProbe();
+      const problem = await boundedProbe();
       const storage = problem === undefined ? 'ok' : 'unavailable';
       const result =
         problem !== undefined && readyRequiresStorage

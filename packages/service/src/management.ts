@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { targetPath } from '@petstore/core';
+import { lingerOnCloseAll } from '@petstore/node';
 import { createLimitedServer } from './connection-limits.js';
 import { type HostRoute, type HostRoutes, writeHostAnswer } from './host-routes.js';
 
@@ -32,6 +33,8 @@ export async function startManagementListener(
 ): Promise<ManagementListener> {
   const byPath = new Map(routes.map((route) => [route.path, route]));
   const server: Server = createLimitedServer(LIMITS);
+  // A body sent here is not read: the close lingers, so its sender still reads the answer.
+  lingerOnCloseAll(server);
   server.on('request', (req, res) => {
     const method = req.method ?? '-';
     // As every host reads a target (core's rule); what is no path is nobody's route.

@@ -1,10 +1,13 @@
 import type { DeprecatedCallEvent, PetStoreHooks, ResponseEvent } from '@petstore/core';
 import type { PoolCounts } from '@petstore/storage-postgres';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ReplicaReads } from './replica-reads.js';
 
 export interface MetricsOptions {
   /** The PostgreSQL pool's counts, when there is one: they become gauges. */
   readonly poolCounts?: (() => PoolCounts) | undefined;
+  /** Where reads went, with a read replica: a counter by target and outcome. */
+  readonly replicaReads?: ReplicaReads | undefined;
 }
 
 /** Prometheus metrics of one app: fed by the core's hooks, read by `GET /metrics`. */
@@ -33,7 +36,7 @@ const SHED = 'shed_';
  * never share counts. Labels come from the core's events (the operationId), never from paths,
  * so a scan of random URLs cannot blow up the number of series.
  */
-export function createMetrics({ poolCounts }: MetricsOptions = {}): Metrics {
+export function createMetrics({ poolCounts, replicaReads }: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -73,6 +76,22 @@ export function createMetrics({ poolCounts }: MetricsOptions = {}): Metrics {
     labelNames: ['reason'] as const,
     registers: [registry],
   });
+
+  if (replicaReads !== undefined) {
+    new Counter({
+      name: 'petstore_db_reads_total',
+      help: 'Reads with a read replica (DATABASE_READ_URL), by where they went (replica, primary_after_wait, primary_at_once) and why (replica, behind, failed, resting).',
+      labelNames: ['target', 'outcome'] as const,
+      registers: [registry],
+      collect() {
+        // The storage keeps the counts: copied at each scrape.
+        this.reset();
+        for (const { target, outcome, count } of replicaReads.counts()) {
+          this.inc({ target, outcome }, count);
+        }
+      },
+    });
+  }
 
   if (poolCounts !== undefined) {
     const gauge = (name: string, help: string, read: (counts: PoolCounts) => number): void => {

@@ -65,8 +65,8 @@ export async function runService(
     // Before the storage: the SDK must see `pg` load to trace its queries.
     const tracing = await startTracing(env, mountPath);
     const logger = createLogger(config.logLevel, undefined, tracing?.logFields);
-    const { storage, description, poolCounts } = await openStorage(config, logger);
-    const metrics = config.metrics ? createMetrics({ poolCounts }) : undefined;
+    const { storage, description, poolCounts, replicaReads } = await openStorage(config, logger);
+    const metrics = config.metrics ? createMetrics({ poolCounts, replicaReads }) : undefined;
     const seeded = await seedPets(storage, config.seedPets);
     const preempted = preemptedRequests();
     const store = createPetStore({

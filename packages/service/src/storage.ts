@@ -5,6 +5,7 @@ import type { PoolCounts } from '@petstore/storage-postgres';
 import type { AppConfig, StorageChoice } from './config.js';
 import { DATA_FILE_MODE, ownerOnlyFolder } from './data-folder.js';
 import type { Logger } from './logging.js';
+import { type ReplicaReads, watchReplicaReads } from './replica-reads.js';
 
 export interface OpenedStorage {
   readonly storage: PetStorage;
@@ -12,6 +13,8 @@ export interface OpenedStorage {
   readonly description: string;
   /** On PostgreSQL: the pool's connection counts, for the metrics. */
   readonly poolCounts?: () => PoolCounts;
+  /** With DATABASE_READ_URL: where reads went, for the metrics. */
+  readonly replicaReads?: ReplicaReads;
 }
 
 /** How long start-up waits for PostgreSQL before giving up. */
@@ -67,20 +70,27 @@ async function openPostgres(
   }
   // PG_POOL_MAX: instances x this must fit the pooler's (or the server's) connections. With
   // DATABASE_READ_URL, lists and gets go to a replica (the storage falls back to the primary
-  // when it is behind or away), through a pool as large as the primary's.
+  // when it is behind or away), through a pool as large as the primary's; a replica it cannot
+  // use is logged, and where reads went is counted.
+  const replicaReads = readUrl === undefined ? undefined : watchReplicaReads(logger);
   const storage = createPostgresStorage({
     connectionString,
     poolConfig: { max: poolMax },
     // The pool already dropped the connection and reconnects on the next query.
     onPoolError: (error) => logger?.warn({ reason: error.message }, 'PostgreSQL connection lost'),
-    ...(readUrl === undefined
+    ...(readUrl === undefined || replicaReads === undefined
       ? {}
-      : { readConnectionString: readUrl, readPoolConfig: { max: poolMax } }),
+      : {
+          readConnectionString: readUrl,
+          readPoolConfig: { max: poolMax },
+          onReplicaRead: replicaReads.onRead,
+        }),
   });
   return {
     storage,
     description: readUrl === undefined ? 'PostgreSQL' : 'PostgreSQL (reads from DATABASE_READ_URL)',
     poolCounts: storage.poolCounts,
+    ...(replicaReads === undefined ? {} : { replicaReads }),
   };
 }
 

@@ -124,6 +124,30 @@ describe('host routes', () => {
     expect(lines[0]).toMatchObject({ reason: 'no answer within 50 ms' });
   });
 
+  for (const readyRequiresStorage of [false, true]) {
+    const expected = readyRequiresStorage ? 503 : 200;
+    it(`answers ${expected} within answerWithinMs while a probe hangs longer (readyRequiresStorage ${readyRequiresStorage})`, async () => {
+      const { logger } = capturedLogger();
+      // A storage whose packets are dropped: the probe holds until its own timeout.
+      const storage = storageWhoseListPets(() => new Promise(() => undefined));
+      const host = createHostRoutes({
+        storage,
+        logger,
+        stopping: notStopping,
+        timeoutMs: 5_000,
+        answerWithinMs: 100,
+        readyRequiresStorage,
+      });
+      for (let n = 0; n < 3; n++) {
+        const started = performance.now();
+        const answer = await host.ready(undefined);
+        expect(performance.now() - started).toBeLessThan(400);
+        expect(answer.status).toBe(expected);
+        expect(JSON.parse(answer.body)).toMatchObject({ storage: 'unavailable' });
+      }
+    });
+  }
+
   it('reports a storage bug (not an outage) at error with its stack, and is not ready', async () => {
     const { logger, lines } = capturedLogger();
     const storage = storageWhoseListPets(() => Promise.reject(new TypeError('bug in storage')));

@@ -12,6 +12,13 @@ export interface HostileSuiteOptions {
   readonly appDir: string;
 }
 
+/**
+ * Answers sent before a 2 MB body is read, per case: each must reach Node's `fetch` (the
+ * connection closes lingering; closed at once, the kernel reset it and fetch said EPIPE).
+ */
+const EARLY_ROUNDS = 20;
+const EARLY_BODY = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024), categoryId: 1 });
+
 /** Requests the in-suite fuzz run sends to each app; `pnpm fuzz` sends more. */
 export const SUITE_FUZZ_COUNT = 2000;
 const FUZZ_SEED = 20_261_123;
@@ -193,6 +200,41 @@ export function describeHostileTraffic({ name, appDir }: HostileSuiteOptions): v
       expect(Date.now() - signalled).toBeLessThan(5_000);
       expect((await silent).closed).toBe(true);
     }, 40_000);
+
+    it(`gives Node's fetch every answer sent before a 2 MB body is read: ${EARLY_ROUNDS} each of 413, 401, 415, a host route's and the management port's`, async () => {
+      const key = 'early-key-0123456789';
+      const app = await startListening(appDir, { API_KEYS: key, LOG_LEVEL: 'warn' });
+      const json = { 'content-type': 'application/json' };
+      const cases = [
+        ['413', `${app.url}/pets`, { ...json, authorization: `Bearer ${key}` }],
+        ['401', `${app.url}/pets`, json],
+        [
+          '415',
+          `${app.url}/pets`,
+          { authorization: `Bearer ${key}`, 'content-type': 'text/plain' },
+        ],
+        // Host routes answer without reading a body: 404 for a POST to /healthz.
+        ['404', `${app.origin}/healthz`, json],
+        ['404', `${app.management}/readyz`, json],
+      ] as const;
+      for (const [expected, url, headers] of cases) {
+        const seen: string[] = [];
+        for (let n = 0; n < EARLY_ROUNDS; n++) {
+          seen.push(
+            await fetch(url, { method: 'POST', headers, body: EARLY_BODY }).then(
+              async (res) => {
+                await res.arrayBuffer();
+                return String(res.status);
+              },
+              (error: Error & { cause?: { code?: string } }) => error.cause?.code ?? error.message,
+            ),
+          );
+        }
+        expect(seen, `${expected} from ${url}`).toEqual(seen.map(() => expected));
+      }
+      app.signal('SIGTERM');
+      expect(await app.exited).toBe(0);
+    }, 60_000);
 
     it('lists PRODUCTION_BASE_URL and STAGING_BASE_URL as the document servers', async () => {
       const app = await startListening(appDir, {

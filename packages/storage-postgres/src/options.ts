@@ -34,18 +34,21 @@ interface CommonOptions {
   readonly replicaWaitMillis?: number;
   /**
    * Longest a read may take on the replica, connecting included, before the primary answers it
-   * instead; a replica that failed so is left alone for as long again (then tried by one read).
-   * Default 1000.
+   * instead; a replica that failed, or was found behind, is then left alone for as long (reads go
+   * straight to the primary meanwhile). Default 1000.
    */
   readonly replicaTimeoutMillis?: number;
-  /** Called with where each read went (for metrics): see `ReplicaReadOutcome`. */
-  readonly onReplicaRead?: (outcome: ReplicaReadOutcome) => void;
+  /**
+   * Called with where each read went (for metrics): see `ReplicaReadOutcome`; for `failed`, with
+   * what the replica failed with (to log: a wrong password, a refused connection...).
+   */
+  readonly onReplicaRead?: (outcome: ReplicaReadOutcome, cause?: Error) => void;
 }
 
 /**
  * Where a read went with a replica configured: `replica` (answered there), or the primary because
  * the replica was `behind` (not replayed to the primary's position in time), `failed` (an error,
- * a timeout, unreachable) or `resting` (failed moments ago: left alone for a while).
+ * a timeout, unreachable) or `resting` (failed or behind moments ago: left alone for a while).
  */
 export type ReplicaReadOutcome = 'replica' | 'behind' | 'failed' | 'resting';
 

@@ -16,9 +16,11 @@ import type { ReplicaReadOutcome, ResolvedReplicaOptions, ResolvedTimeouts } fro
  *    until it has replayed up to the fence, check that it has, then read. Each statement of a
  *    read-committed transaction takes its own snapshot, so the read's snapshot is taken after the
  *    check passed and holds everything replayed by then.
- * 3. A replica that has not caught up by then (`behind`) or fails (`failed`, then left alone for
- *    `timeoutMillis`: `resting`) leaves the read to the primary, which first checks that it is
- *    not in recovery itself (a node just demoted by a switchover, still behind the balancer).
+ * 3. A replica that has not caught up by then (`behind`) or fails (`failed`) leaves the read to
+ *    the primary, which first checks that it is not in recovery itself (a node just demoted by a
+ *    switchover, still behind the balancer); either way the replica is then left alone for
+ *    `timeoutMillis` (`resting`: straight to the primary), so a replica that lags (its replay
+ *    paused, a burst it cannot keep up with) costs one read a wait now and then, not every read.
  *
  * No assumption is made about which replica the pool reaches (a synchronous standby or not, one
  * a failover left on an old timeline): the check is the same.
@@ -39,7 +41,7 @@ export function createReadRouter(
   timeouts: ResolvedTimeouts,
   options: ResolvedReplicaOptions,
   isClosed: () => boolean,
-  onRead: ((outcome: ReplicaReadOutcome) => void) | undefined,
+  onRead: ((outcome: ReplicaReadOutcome, cause?: Error) => void) | undefined,
 ): ReadRouter {
   const { retryAfterSeconds } = timeouts;
   const inRecovery = (): StorageUnavailableError =>
@@ -103,9 +105,9 @@ export function createReadRouter(
   ];
 
   let restingUntil = 0;
-  const report = (outcome: ReplicaReadOutcome): void => {
+  const report = (outcome: ReplicaReadOutcome, cause?: Error): void => {
     try {
-      onRead?.(outcome);
+      onRead?.(outcome, cause);
     } catch {
       // An observer's failure is not the read's.
     }
@@ -138,12 +140,13 @@ export function createReadRouter(
           report('replica');
           return rows;
         }
+        restingUntil = performance.now() + options.timeoutMillis;
         report('behind');
-      } catch {
+      } catch (error) {
         // Unreachable, too slow, or refusing (a conflict with recovery, a node restarting): the
         // primary answers, and the replica rests.
         restingUntil = performance.now() + options.timeoutMillis;
-        report('failed');
+        report('failed', error instanceof Error ? error : new Error(String(error)));
       }
       return onPrimary<Row>(text, values);
     },

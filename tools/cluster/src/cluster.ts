@@ -1,25 +1,32 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type ClusterNode, writeCluster } from '../../../deploy/fill.mjs';
+import {
+  type ClusterPlacement,
+  HERE,
+  launch,
+  type NodePlace,
+  type Place,
+  type RunAs,
+} from './placement.js';
+
+export type { RunAs };
+
 import { ETCD, HAPROXY, PATRONI, POSTGRES_BIN } from './tools.js';
 
 // Three PostgreSQL 15 nodes under Patroni 3.0 with one etcd, and HAProxy in front (leader and
 // replica ports), all on 127.0.0.1 with ports of their own, from deploy/cluster/'s files as
-// `node deploy/fill.mjs --cluster` writes them. Under root, Patroni and PostgreSQL run as the
-// `postgres` user (PostgreSQL refuses root). Every process is started here and stopped by its
-// PID (or the process group it leads); nothing else is touched.
-
-export interface RunAs {
-  readonly uid: number;
-  readonly gid: number;
-}
+// `node deploy/fill.mjs --cluster` writes them (or, with a placement, each where it says: see
+// placement.ts). Under root, Patroni and PostgreSQL run as the `postgres` user (PostgreSQL
+// refuses root). Every process is started here and stopped by its PID (or the process group it
+// leads); nothing else is touched.
 
 /** The user PostgreSQL runs as: `postgres` under root, else ourselves. */
 function serverUser(): RunAs | undefined {
@@ -96,6 +103,8 @@ export interface NodeMember {
 
 export interface PatroniNode {
   readonly name: string;
+  /** Where HAProxy and clients reach its PostgreSQL and REST API. */
+  readonly host: string;
   readonly postgresPort: number;
   readonly apiPort: number;
   readonly dataDir: string;
@@ -119,7 +128,7 @@ export interface Cluster {
   readonly dir: string;
   readonly scope: string;
   readonly nodes: readonly PatroniNode[];
-  /** `127.0.0.1:<port>` of the etcd client URL. */
+  /** `<host>:<port>` of the etcd client URL. */
   readonly etcd: string;
   /** The HAProxy ports: to the leader, and to the replicas. */
   readonly primaryPort: number;
@@ -147,6 +156,8 @@ export interface Cluster {
   setPaused(paused: boolean): Promise<void>;
   /** HAProxy's output (its check log). */
   haproxyOutput(): string;
+  /** The PIDs of etcd and HAProxy (for memory figures). */
+  processIds(): { readonly etcd: number | undefined; readonly haproxy: number | undefined };
   /** Patroni's log of a node. */
   log(name: string): string;
   stop(): Promise<void>;
@@ -164,6 +175,18 @@ export interface ClusterOptions {
   readonly etcd3?: boolean;
   /** How long to wait for another cluster on this machine to stop (default 10 minutes). */
   readonly lockWaitMs?: number;
+  /**
+   * Where each process runs (tools/partition: a network namespace each), with the usual ports;
+   * default: all on 127.0.0.1 here, each port a free one.
+   */
+  readonly placement?: ClusterPlacement;
+  /** Copies the processes' logs here when the cluster stops (the cluster's folder is removed). */
+  readonly keepLogsIn?: string;
+  /**
+   * Takes the one-cluster lock (default). False: the caller holds it already (tools/partition
+   * takes it before it makes its network).
+   */
+  readonly lock?: boolean;
 }
 
 const children: ChildProcess[] = [];
@@ -180,6 +203,9 @@ process.once('exit', () => {
 });
 
 const LOCK = join(tmpdir(), 'petstore-cluster.lock');
+
+/** The one-cluster lock, for a caller that starts more than the cluster under it. */
+export const takeClusterLock = (waitMs = 600_000) => takeLock(waitMs);
 
 /**
  * One cluster at a time on this machine: its timings (a failover within 10 s) are the figures
@@ -220,7 +246,8 @@ async function takeLock(waitMs: number): Promise<() => Promise<void>> {
 
 /** Starts etcd, three Patroni nodes and HAProxy; resolves once the cluster is healthy. */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const unlock = await takeLock(options.lockWaitMs ?? 600_000);
+  const unlock =
+    options.lock === false ? async () => undefined : await takeLock(options.lockWaitMs ?? 600_000);
   try {
     return await startUnlocked(options, unlock);
   } catch (error) {
@@ -241,16 +268,23 @@ async function startUnlocked(
     if (runAs !== undefined) await chown(path, runAs.uid, runAs.gid);
     return path;
   };
+  const placed = options.placement;
+  // Placed: each process has its address, so the usual ports; here: free ones on 127.0.0.1.
+  const port = (usual: number) => (placed === undefined ? freePort() : Promise.resolve(usual));
   const [etcdPort, peerPort, primaryPort, replicasPort] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
+    await port(2379),
+    await port(2380),
+    await port(5000),
+    await port(5001),
   ];
+  const etcdPlace: Place = placed?.etcd ?? HERE;
+  const haproxyPlace: Place = placed?.haproxy ?? HERE;
+  const nodePlaces = [0, 1, 2].map((n) => placed?.nodes[n] ?? { ...HERE, peerHost: HERE.host });
   const nodes: ClusterNode[] = [];
-  for (let n = 0; n < 3; n++) {
-    nodes.push({ host: '127.0.0.1', postgresPort: await freePort(), apiPort: await freePort() });
+  for (const place of nodePlaces) {
+    nodes.push({ host: place.host, postgresPort: await port(5432), apiPort: await port(8008) });
   }
+  const etcdHost = etcdPlace.host;
   const scope = `petstore-${randomBytes(4).toString('hex')}`;
   const dataDir = await owned(join(dir, 'data'));
   const socketDir = await owned(join(dir, 'sockets'));
@@ -258,8 +292,8 @@ async function startUnlocked(
   const conf = join(dir, 'conf');
   await writeCluster(conf, {
     nodes,
-    etcd: [`127.0.0.1:${etcdPort}`],
-    network: '127.0.0.1/32',
+    etcd: [`${etcdHost}:${etcdPort}`],
+    network: placed?.network ?? '127.0.0.1/32',
     dataDir,
     binDir: POSTGRES_BIN,
     scope,
@@ -270,12 +304,15 @@ async function startUnlocked(
     let text = await readFile(file, 'utf8');
     text = text.replace(
       /^( {2}pgpass: .*\n)/m,
-      `$1  parameters:\n    unix_socket_directories: ${socketDir}\n`,
+      // A folder per node: placed nodes share a port (each its own address), not a socket.
+      `$1  parameters:\n    unix_socket_directories: ${await owned(join(socketDir, `pg${n}`))}\n`,
     );
     for (const [name, value] of Object.entries(options.parameters ?? {})) {
       text = text.replace(/^( {6}parameters:\n)/m, `$1        ${name}: ${JSON.stringify(value)}\n`);
     }
     if (options.etcd3 === true) text = text.replace(/^etcd:$/m, 'etcd3:');
+    const nodePlace = nodePlaces[n - 1];
+    if (placed !== undefined && nodePlace !== undefined) text = listenEverywhere(text, nodePlace);
     await writeFile(file, text);
     if (runAs !== undefined) await chown(file, runAs.uid, runAs.gid);
   }
@@ -289,35 +326,36 @@ async function startUnlocked(
 
   // etcd: one member, the v2 API on (Patroni's `etcd:` section speaks v2).
   const etcdLog = openSync(join(logs, 'etcd.log'), 'a');
-  const etcd = spawn(
+  const etcdLaunch = launch(etcdPlace, [
     ETCD,
-    [
-      '--name',
-      'etcd1',
-      '--data-dir',
-      join(dir, 'etcd'),
-      '--listen-client-urls',
-      `http://127.0.0.1:${etcdPort}`,
-      '--advertise-client-urls',
-      `http://127.0.0.1:${etcdPort}`,
-      '--listen-peer-urls',
-      `http://127.0.0.1:${peerPort}`,
-      '--initial-advertise-peer-urls',
-      `http://127.0.0.1:${peerPort}`,
-      '--initial-cluster',
-      `etcd1=http://127.0.0.1:${peerPort}`,
-      '--enable-v2=true',
-      // No metrics or profiling listeners beyond the client port.
-      '--listen-metrics-urls',
-      '',
-    ],
-    { stdio: ['ignore', etcdLog, etcdLog], env: { PATH: process.env.PATH ?? '' } },
-  );
+    '--name',
+    'etcd1',
+    '--data-dir',
+    join(dir, 'etcd'),
+    '--listen-client-urls',
+    `http://${etcdHost}:${etcdPort}`,
+    '--advertise-client-urls',
+    `http://${etcdHost}:${etcdPort}`,
+    '--listen-peer-urls',
+    `http://${etcdHost}:${peerPort}`,
+    '--initial-advertise-peer-urls',
+    `http://${etcdHost}:${peerPort}`,
+    '--initial-cluster',
+    `etcd1=http://${etcdHost}:${peerPort}`,
+    '--enable-v2=true',
+    // No metrics or profiling listeners beyond the client port.
+    '--listen-metrics-urls',
+    '',
+  ]);
+  const etcd = spawn(etcdLaunch.command, etcdLaunch.args, {
+    stdio: ['ignore', etcdLog, etcdLog],
+    env: { PATH: process.env.PATH ?? '' },
+  });
   closeSync(etcdLog);
   children.push(etcd);
   await until(
     () =>
-      fetch(`http://127.0.0.1:${etcdPort}/health`).then(
+      fetch(`http://${etcdHost}:${etcdPort}/health`).then(
         (res) => res.ok,
         () => false,
       ),
@@ -338,13 +376,14 @@ async function startUnlocked(
   const patronis: (ChildProcess | undefined)[] = [undefined, undefined, undefined];
   const startPatroni = (n: number): void => {
     const log = openSync(join(logs, `pg${n + 1}.log`), 'a');
-    const child = spawn(PATRONI, [join(conf, `patroni-${n + 1}.yml`)], {
+    const how = launch(nodePlaces[n] ?? HERE, [PATRONI, join(conf, `patroni-${n + 1}.yml`)], runAs);
+    const child = spawn(how.command, how.args, {
       cwd: dataDir,
       env: patroniEnv,
       stdio: ['ignore', log, log],
       // Its own process group, so the whole node can be killed or frozen at once.
       detached: true,
-      ...(runAs ?? {}),
+      ...(how.ids ?? {}),
     });
     closeSync(log);
     children.push(child);
@@ -370,10 +409,11 @@ async function startUnlocked(
     postmasters.push(postmasterPid);
     return {
       name,
+      host: node.host,
       postgresPort: node.postgresPort,
       apiPort: node.apiPort,
       dataDir: nodeDir,
-      superuserUrl: `postgres://postgres:${superPassword}@127.0.0.1:${node.postgresPort}/postgres`,
+      superuserUrl: `postgres://postgres:${superPassword}@${node.host}:${node.postgresPort}/postgres`,
       patroniPid: () => patronis[n]?.pid,
       postmasterPid,
       async kill() {
@@ -395,7 +435,9 @@ async function startUnlocked(
       },
       start: () => startPatroni(n),
       api: (path, ms = 2000) =>
-        fetch(`http://127.0.0.1:${node.apiPort}${path}`, { signal: AbortSignal.timeout(ms) }).then(
+        fetch(`http://${node.host}:${node.apiPort}${path}`, {
+          signal: AbortSignal.timeout(ms),
+        }).then(
           async (res) => {
             await res.arrayBuffer();
             return res.status;
@@ -408,7 +450,7 @@ async function startUnlocked(
   const members = async (): Promise<NodeMember[]> => {
     for (const node of nodes) {
       try {
-        const res = await fetch(`http://127.0.0.1:${node.apiPort}/cluster`, {
+        const res = await fetch(`http://${node.host}:${node.apiPort}/cluster`, {
           signal: AbortSignal.timeout(2000),
         });
         if (res.ok) return ((await res.json()) as { members: NodeMember[] }).members;
@@ -446,6 +488,9 @@ async function startUnlocked(
     for (const node of nodeObjects) await node.kill().catch(() => undefined);
     etcd.kill('SIGKILL');
     await sleep(200);
+    if (options.keepLogsIn !== undefined) {
+      await cp(logs, options.keepLogsIn, { recursive: true }).catch(() => undefined);
+    }
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     await unlock();
   };
@@ -467,11 +512,17 @@ async function startUnlocked(
     await admin.query(`CREATE DATABASE "${database}" OWNER "${role}"`);
     await admin.end();
 
-    haproxy = spawn(HAPROXY, ['-db', '-f', join(conf, 'haproxy-postgres.cfg')], {
+    const haproxyLaunch = launch(haproxyPlace, [
+      HAPROXY,
+      '-db',
+      '-f',
+      join(conf, 'haproxy-postgres.cfg'),
+    ]);
+    haproxy = spawn(haproxyLaunch.command, haproxyLaunch.args, {
       env: {
         PATH: process.env.PATH ?? '',
-        PETSTORE_PG_LISTEN: `127.0.0.1:${primaryPort}`,
-        PETSTORE_PG_REPLICAS_LISTEN: `127.0.0.1:${replicasPort}`,
+        PETSTORE_PG_LISTEN: `${haproxyPlace.host}:${primaryPort}`,
+        PETSTORE_PG_REPLICAS_LISTEN: `${haproxyPlace.host}:${replicasPort}`,
         ...(options.checkInterval === undefined
           ? {}
           : { PETSTORE_PG_CHECK_INTERVAL: options.checkInterval }),
@@ -480,8 +531,9 @@ async function startUnlocked(
     });
     closeSync(haproxyLog);
     children.push(haproxy);
-    const databaseUrl = `postgres://${role}:${appPassword}@127.0.0.1:${primaryPort}/${database}`;
-    const readUrl = `postgres://${role}:${appPassword}@127.0.0.1:${replicasPort}/${database}`;
+    const proxy = haproxyPlace.host;
+    const databaseUrl = `postgres://${role}:${appPassword}@${proxy}:${primaryPort}/${database}`;
+    const readUrl = `postgres://${role}:${appPassword}@${proxy}:${replicasPort}/${database}`;
     // Through HAProxy: the leader port reaches the primary, the replica port a standby.
     await until(
       async () => (await inRecovery(databaseUrl)) === false && (await inRecovery(readUrl)) === true,
@@ -493,12 +545,12 @@ async function startUnlocked(
       dir,
       scope,
       nodes: nodeObjects,
-      etcd: `127.0.0.1:${etcdPort}`,
+      etcd: `${etcdHost}:${etcdPort}`,
       primaryPort,
       replicasPort,
       databaseUrl,
       readUrl,
-      superuserUrl: `postgres://postgres:${superPassword}@127.0.0.1:${primaryPort}/${database}`,
+      superuserUrl: `postgres://postgres:${superPassword}@${proxy}:${primaryPort}/${database}`,
       restApiAuth,
       members,
       leader,
@@ -507,7 +559,7 @@ async function startUnlocked(
         const from = (await leader()) ?? '';
         const node = nodeObjects.find((candidate) => candidate.name === from);
         if (node === undefined) throw new Error('no leader to switch over from');
-        const res = await fetch(`http://127.0.0.1:${node.apiPort}/switchover`, {
+        const res = await fetch(`http://${node.host}:${node.apiPort}/switchover`, {
           method: 'POST',
           headers: { authorization: restApiAuth, 'content-type': 'application/json' },
           body: JSON.stringify({ leader: from }),
@@ -516,8 +568,8 @@ async function startUnlocked(
         return { status: res.status, body: await res.text(), from };
       },
       async setPaused(paused) {
-        const api = nodeObjects[0]?.apiPort;
-        const res = await fetch(`http://127.0.0.1:${api}/config`, {
+        const first = nodes[0];
+        const res = await fetch(`http://${first?.host}:${first?.apiPort}/config`, {
           method: 'PATCH',
           headers: { authorization: restApiAuth, 'content-type': 'application/json' },
           body: JSON.stringify({ pause: paused }),
@@ -528,7 +580,7 @@ async function startUnlocked(
           async () => {
             const states = await Promise.all(
               nodeObjects.map((node) =>
-                fetch(`http://127.0.0.1:${node.apiPort}/patroni`, {
+                fetch(`http://${node.host}:${node.apiPort}/patroni`, {
                   signal: AbortSignal.timeout(2000),
                 }).then(
                   async (answer) => ((await answer.json()) as { pause?: boolean }).pause === true,
@@ -543,6 +595,7 @@ async function startUnlocked(
         );
       },
       haproxyOutput: () => safeRead(join(logs, 'haproxy.log')),
+      processIds: () => ({ etcd: etcd.pid, haproxy: haproxy?.pid }),
       log: (name) => safeRead(join(logs, `${name}.log`)),
       stop,
     };
@@ -550,6 +603,60 @@ async function startUnlocked(
     const logText = tailLogs(logs);
     await stop();
     throw error instanceof Error ? new Error(`${error.message}\n${logText}`) : error;
+  }
+}
+
+/**
+ * A placed node's file: PostgreSQL listens on both of its addresses and the REST API on every
+ * address of its namespace (HAProxy and clients reach it on one network, the other nodes on
+ * another), and both tell the other nodes `peerHost` (replication and Patroni's calls go over
+ * the cluster's network). Patroni itself connects to the first listen address.
+ */
+function listenEverywhere(text: string, place: NodePlace): string {
+  const listen = (section: string, address: string) =>
+    editYamlSection(text, section, (body) =>
+      body
+        .replace(
+          /^( {2}listen: )\S+?:(\d+)$/m,
+          (_l, key: string, port: string) => `${key}${address}:${port}`,
+        )
+        .replace(
+          /^( {2}connect_address: )\S+?:(\d+)$/m,
+          (_l, key: string, port: string) => `${key}${place.peerHost}:${port}`,
+        ),
+    );
+  text = listen('restapi', '0.0.0.0');
+  return listen('postgresql', `${place.host},${place.peerHost}`);
+}
+
+/** `text` with the top-level YAML section `section` passed through `edit`. */
+function editYamlSection(text: string, section: string, edit: (body: string) => string): string {
+  const start = text.search(new RegExp(`^${section}:`, 'm'));
+  if (start < 0) return text;
+  const next = text.slice(start + 1).search(/\n\S/);
+  const end = next < 0 ? text.length : start + 1 + next + 1;
+  return text.slice(0, start) + edit(text.slice(start, end)) + text.slice(end);
+}
+
+/**
+ * The number of pets on one node (`superuserUrl`: its own PostgreSQL, not through HAProxy), or
+ * -1 when it cannot be asked.
+ */
+export async function petCount(superuserUrl: string): Promise<number> {
+  const url = new URL(superuserUrl);
+  url.pathname = '/pets';
+  const client = new pg.Client({ connectionString: url.href, connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM petstore.pets',
+    );
+    return rows[0]?.n ?? -1;
+  } catch {
+    return -1;
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 

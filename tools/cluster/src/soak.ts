@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { wholeNumber as number } from './args.js';
 import { startCluster } from './cluster.js';
 import { startFleet } from './fleet.js';
 import { runScenario } from './scenario.js';
@@ -57,13 +58,6 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const number = (name: string, text: string, min: number, max: number): number => {
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      throw new Error(`--${name}: a whole number from ${min} to ${max}, got ${text}`);
-    }
-    return value;
-  };
   const duration = number('duration', values.duration, 30, 24 * 3600);
   const hang = number('hang', values.hang, 1, 600);
   const clients = number('clients', values.clients, 1, 64);
