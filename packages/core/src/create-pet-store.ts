@@ -10,7 +10,7 @@ import { type PetStoreOptions, resolveOptions } from './options/options.js';
 import type { PetStore } from './pet-store.js';
 import { answer, answerFailure, answerShed, overloaded } from './pipeline/answer.js';
 import { dispatch } from './pipeline/dispatch.js';
-import { createInFlightLimit, type InFlightLimit } from './pipeline/in-flight.js';
+import { createInFlightLimit, type HeldPlace, type InFlightLimit } from './pipeline/in-flight.js';
 import { createLoadMonitor, type LoadMonitor } from './pipeline/load-monitor.js';
 
 /** What a store's `handle` closes over beside its parts: the router and load shedding. */
@@ -36,11 +36,12 @@ function buildStore(input: PetStoreOptions): { parts: StoreParts; pipeline: Pipe
     authenticate: createAuthenticator(input),
   };
   const monitor = createLoadMonitor(options.loadShedding);
+  const shedError = overloaded(options.loadShedding?.retryAfterSeconds ?? 0);
   const pipeline = {
     findRoute: compileRouter(operations),
     monitor,
-    inFlight: createInFlightLimit(options.loadShedding?.maxInFlight),
-    shedError: overloaded(options.loadShedding?.retryAfterSeconds ?? 0),
+    inFlight: createInFlightLimit(options.loadShedding?.maxInFlight, shedError),
+    shedError,
     clocked: monitor !== undefined || options.hooks.onResponse !== undefined,
   };
   return { parts, pipeline };
@@ -63,19 +64,18 @@ function handle(
   // request is not in flight: it is not counted.
   const shed = monitor?.check(now) ?? (inFlight?.full === true ? 'shed_in_flight' : undefined);
   if (shed !== undefined) return Promise.resolve(answerShed(context, shed, shedError));
-  if (inFlight !== undefined) inFlight.count++;
-  return serve(findRoute, context, inFlight);
+  return serve(findRoute, context, inFlight?.enter(context));
 }
 
 /**
- * The request's work, to its answer. A counted request (`inFlight`) leaves the count exactly once,
- * when its answer is ready or building it threw, on every path: an answer now, a settled promise,
- * a failure (thrown, rejected, a body too large, a client gone).
+ * The request's work, to its answer. A counted request (`inFlight`) gives its place up exactly
+ * once, when its answer is ready or building it threw, on every path: an answer now, a settled
+ * promise, a failure (thrown, rejected, a body too large, a client gone).
  */
 function serve(
   findRoute: Router,
   context: RequestContext,
-  inFlight: InFlightLimit | undefined,
+  inFlight: HeldPlace | undefined,
 ): Promise<PetStoreResponse> {
   let waiting = false;
   try {
