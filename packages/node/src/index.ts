@@ -11,6 +11,7 @@ export {
   petStoreListener,
 } from './listener.js';
 export { bodyFromParserError } from './parser-errors.js';
+export { serializePipelinedRequests } from './pipelining.js';
 export {
   bodyOf,
   headersOf,
