@@ -137,6 +137,50 @@ export function describeOperations({ name, appDir }: OperationsSuiteOptions): vo
       expect(performance.now() - signalled).toBeGreaterThanOrEqual(1500);
     }, 30_000);
 
+    it('on PostgreSQL, graceful by default: at most 4 x PG_POOL_MAX requests in flight, the rest a JSON 503 with Retry-After at once', async () => {
+      const db = await createTestDatabase(inject('postgresUrl'));
+      const admin = new pg.Client({ connectionString: db.url });
+      try {
+        const app = await startListening(appDir, {
+          API_KEYS: KEY,
+          DATABASE_URL: db.url,
+          PG_POOL_MAX: '1',
+          LOG_LEVEL: 'warn',
+        });
+        // Creates wait on a lock the test holds: they queue for the pool's one connection.
+        await admin.connect();
+        await admin.query('BEGIN');
+        await admin.query('LOCK TABLE petstore.pets IN ACCESS EXCLUSIVE MODE');
+        const creates = Array.from({ length: 12 }, (_, n) =>
+          sendHttp(app.origin, {
+            method: 'POST',
+            path: '/v1/pets',
+            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: `p${n}`, categoryId: 1 }),
+          }),
+        );
+        const answered: Awaited<(typeof creates)[number]>[] = [];
+        for (const create of creates) void create.then((res) => answered.push(res));
+        await sleep(1_500);
+        // Four hold the places (4 x PG_POOL_MAX=1), waiting on the lock; eight were refused at once.
+        expect(answered.map((res) => res.status)).toEqual(Array(8).fill(503));
+        for (const res of answered) {
+          expect(res.headers['retry-after']).toBe('10');
+          expect(JSON.parse(res.body)).toMatchObject({ code: 'service_unavailable' });
+        }
+        await admin.query('COMMIT');
+        const statuses = (await Promise.all(creates)).map((res) => res.status);
+        expect(statuses.filter((status) => status === 201)).toHaveLength(4);
+        const scraped = await sendHttp(app.management ?? '', { method: 'GET', path: '/metrics' });
+        expect(scraped.body).toMatch(/^petstore_requests_shed_total\{reason="in_flight"\} 8$/m);
+        app.signal('SIGTERM');
+        expect(await app.exited).toBe(0);
+      } finally {
+        await admin.end();
+        await db.drop();
+      }
+    }, 40_000);
+
     it('PG_POOL_MAX: the instance opens at most that many PostgreSQL connections', async () => {
       const db = await createTestDatabase(inject('postgresUrl'));
       const admin = new pg.Client({ connectionString: inject('postgresUrl') });
@@ -146,6 +190,8 @@ export function describeOperations({ name, appDir }: OperationsSuiteOptions): vo
           API_KEYS: KEY,
           DATABASE_URL: db.url,
           PG_POOL_MAX: '3',
+          // The pool alone: 40 creates at once would pass the in-flight limit (4 x 3) by default.
+          LOAD_SHEDDING_MAX_IN_FLIGHT: '0',
         });
         const creates = Array.from({ length: 40 }, (_, n) =>
           sendHttp(app.origin, {
