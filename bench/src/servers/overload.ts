@@ -1,53 +1,22 @@
 /**
- * The servers of the past-capacity measurement (measurements/overload.ts):
- * `@petstore/node` over memory or PostgreSQL storage, with the core's load
- * shedding off (as today) or on, and a probe of the child's heap and event loop
- * that the parent reads through the child's IPC channel.
- *
- * Exported for the server child (entry.ts): `overloadServer(spec)` builds the server,
- * `overloadProbe(message)` answers the probe's messages.
+ * The past-capacity measurement's probe (measurements/overload.ts) of a server process's heap and
+ * event loop, read by the parent through the process's IPC channel: a service instance loads it
+ * with `--import` (servers/service-probe.ts).
  */
-import type { Server as HttpServer } from 'node:http';
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
-import { createPetStore, type LoadSheddingOptions, type PetStorage } from '@petstore/core';
-import { createPostgresStorage } from '@petstore/storage-postgres';
-import { API_KEY } from '../fixtures.js';
-import { oursNodeServer, seededMemoryStorage } from './ours.js';
-
-/** The core's `loadShedding` option: `false` (the server as it was), or its limits. */
-export type LoadSheddingOption = false | LoadSheddingOptions;
-
-export type OverloadServerSpec =
-  | { readonly kind: 'node-ours-overload'; readonly loadShedding: LoadSheddingOption }
-  | {
-      readonly kind: 'node-ours-postgres-overload';
-      readonly loadShedding: LoadSheddingOption;
-      readonly databaseUrl: string;
-      readonly schema: string;
-      readonly poolMax: number;
-    };
-
-/** `@petstore/node` over the spec's storage, not yet listening, and the storage to close after it. */
-export async function overloadServer(
-  spec: OverloadServerSpec,
-): Promise<{ server: HttpServer; storage: PetStorage }> {
-  const storage =
-    spec.kind === 'node-ours-overload'
-      ? await seededMemoryStorage()
-      : createPostgresStorage({
-          connectionString: spec.databaseUrl,
-          schema: spec.schema,
-          poolConfig: { max: spec.poolMax },
-        });
-  const store = createPetStore({ storage, apiKeys: [API_KEY], loadShedding: spec.loadShedding });
-  return { server: oursNodeServer(store), storage };
-}
+import { getHeapSpaceStatistics } from 'node:v8';
 
 /** What the child reports of one run: heap and event loop, sampled every 50 ms meanwhile. */
 export interface ServerProbe {
   readonly heapUsedStartBytes: number;
   readonly heapUsedEndBytes: number;
   readonly heapUsedMaxBytes: number;
+  /**
+   * The most heap in use beyond the young generation (what survived a scavenge): work held, such
+   * as a queue of waiting requests. heapUsed also counts the young generation's garbage, which
+   * swings by tens of MiB with the allocation rate and the collector's timing.
+   */
+  readonly oldGenerationMaxBytes: number;
   readonly rssMaxBytes: number;
   readonly samples: number;
   /** p99 of the event loop's delay over the run (10 ms resolution). */
@@ -57,11 +26,18 @@ export interface ServerProbe {
 const SAMPLE_MS = 50;
 let sampler: NodeJS.Timeout | undefined;
 let delay: IntervalHistogram | undefined;
-let probe = { start: 0, max: 0, rss: 0, samples: 0 };
+let probe = { start: 0, max: 0, old: 0, rss: 0, samples: 0 };
+
+/** Heap in use outside the young generation (new space, and its large objects). */
+const oldGeneration = (): number =>
+  getHeapSpaceStatistics()
+    .filter((space) => !space.space_name.startsWith('new_'))
+    .reduce((sum, space) => sum + space.space_used_size, 0);
 
 const sample = (): void => {
   const { heapUsed, rss } = process.memoryUsage();
   probe.max = Math.max(probe.max, heapUsed);
+  probe.old = Math.max(probe.old, oldGeneration());
   probe.rss = Math.max(probe.rss, rss);
   probe.samples++;
 };
@@ -76,7 +52,7 @@ export function overloadProbe(message: unknown): ServerProbe | { started: true }
   if (type !== 'overload-probe') return undefined;
   if (action === 'start') {
     const { heapUsed, rss } = process.memoryUsage();
-    probe = { start: heapUsed, max: heapUsed, rss, samples: 1 };
+    probe = { start: heapUsed, max: heapUsed, old: oldGeneration(), rss, samples: 1 };
     clearInterval(sampler);
     sampler = setInterval(sample, SAMPLE_MS);
     sampler.unref();
@@ -95,6 +71,7 @@ export function overloadProbe(message: unknown): ServerProbe | { started: true }
     heapUsedStartBytes: probe.start,
     heapUsedEndBytes: process.memoryUsage().heapUsed,
     heapUsedMaxBytes: probe.max,
+    oldGenerationMaxBytes: probe.old,
     rssMaxBytes: probe.rss,
     samples: probe.samples,
     eventLoopP99Ms,
