@@ -65,6 +65,17 @@ const fromSecondAddress = (app: ListeningApp, path: string): Promise<number> =>
     req.end();
   });
 
+/** `count` creates sent at once, each on a connection of its own. */
+const createsAtOnce = (origin: string, count: number) =>
+  Array.from({ length: count }, (_, n) =>
+    sendHttp(origin, {
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `p${n}`, categoryId: 1 }),
+    }),
+  );
+
 /**
  * The service among other clients and processes: one address cannot take every connection,
  * probes have a port of their own, SIGTERM lets a balancer notice before the listener closes,
@@ -151,14 +162,7 @@ export function describeOperations({ name, appDir }: OperationsSuiteOptions): vo
         await admin.connect();
         await admin.query('BEGIN');
         await admin.query('LOCK TABLE petstore.pets IN ACCESS EXCLUSIVE MODE');
-        const creates = Array.from({ length: 12 }, (_, n) =>
-          sendHttp(app.origin, {
-            method: 'POST',
-            path: '/v1/pets',
-            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ name: `p${n}`, categoryId: 1 }),
-          }),
-        );
+        const creates = createsAtOnce(app.origin, 12);
         const answered: Awaited<(typeof creates)[number]>[] = [];
         for (const create of creates) void create.then((res) => answered.push(res));
         await sleep(1_500);
@@ -193,14 +197,7 @@ export function describeOperations({ name, appDir }: OperationsSuiteOptions): vo
           // The pool alone: 40 creates at once would pass the in-flight limit (4 x 3) by default.
           LOAD_SHEDDING_MAX_IN_FLIGHT: '0',
         });
-        const creates = Array.from({ length: 40 }, (_, n) =>
-          sendHttp(app.origin, {
-            method: 'POST',
-            path: '/v1/pets',
-            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ name: `p${n}`, categoryId: 1 }),
-          }),
-        );
+        const creates = createsAtOnce(app.origin, 40);
         let most = 0;
         const watching = (async () => {
           for (let n = 0; n < 20; n++) {
