@@ -56,7 +56,7 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-/** Starts an instance and resolves once its `/readyz` answers 200. */
+/** Starts an instance and resolves once its `/readyz` answers 200 (on the management port). */
 export async function startService({ env, group }: ServiceOptions): Promise<ServiceProcess> {
   const [port, managementPort] = [await freePort(), await freePort()];
   const nodeArgs = [...process.execArgv, '--import', PROBE, serviceEntry()];
@@ -92,7 +92,9 @@ export async function startService({ env, group }: ServiceOptions): Promise<Serv
   try {
     // taskset execs node: the pid is the instance's own.
     await group?.add(pid);
-    await untilReady(`http://127.0.0.1:${port}/readyz`, child, () => stderr);
+    // On the management port, as probes belong: an instance that sheds refuses new connections
+    // on the API port at accept, probes included.
+    await untilReady(`http://127.0.0.1:${managementPort}/readyz`, child, () => stderr);
   } catch (error) {
     await stop();
     throw error;

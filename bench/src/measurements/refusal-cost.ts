@@ -10,14 +10,14 @@
  * - the same, not logged (`LOG_LEVEL=error`): what the log line costs;
  * - the same on a new connection each (`Connection: close`): what every refusal would cost if the
  *   service closed idle keep-alive connections while shedding;
- * - a refusal at accept, before the HTTP parser: a connection past `MAX_CONNECTIONS_PER_ADDRESS`,
- *   answered the JSON 503 and closed.
+ * - a refusal at accept, before the HTTP parser: a new connection while the instance sheds load,
+ *   answered the JSON 503 and closed (the service's shed-at-accept.ts).
  *
  * An instance whose CPU is the limit serves g of offered 3C where g c + (3C - g) r = 1 and C c = 1
  * (c a request's CPU, r a refusal's): g / C = (1 - 3 r/c) / (1 - r/c). 90% of C at 3C needs a
  * refusal under 5% of a request.
  */
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { processCpuSeconds } from '../cpu-usage.js';
 import { AUTHORIZATION, LIST_PATH } from '../fixtures.js';
 import { load } from '../load.js';
@@ -57,6 +57,12 @@ export interface RefusalCost {
 export const goodputAtThreeTimes = (ratio: number): number =>
   ratio >= 1 / 3 ? 0 : (1 - 3 * ratio) / (1 - ratio);
 
+/**
+ * Every request shed (over a heap limit of 1 byte), the load's address (127.0.0.1) trusted: let in
+ * at accept, so the core sheds its requests once node:http has parsed them.
+ */
+const SHED_AFTER_PARSER = { LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '1', TRUSTED_PROXIES: '127.0.0.1' };
+
 const ROWS: readonly {
   key: RefusalKey;
   what: string;
@@ -67,27 +73,27 @@ const ROWS: readonly {
   {
     key: 'shed',
     what: 'a shed refusal (503 after the HTTP parser, logged)',
-    env: { LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '1' },
+    env: SHED_AFTER_PARSER,
   },
   {
     key: 'shed-unlogged',
     what: 'a shed refusal, not logged (LOG_LEVEL=error)',
-    env: { LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '1', LOG_LEVEL: 'error' },
+    env: { ...SHED_AFTER_PARSER, LOG_LEVEL: 'error' },
   },
   {
     key: 'shed-new-connection',
     what: 'a shed refusal on a new connection each (what closing idle keep-alive connections while shedding makes every refusal)',
-    env: { LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '1' },
+    env: SHED_AFTER_PARSER,
     headers: { connection: 'close' },
   },
   {
     key: 'accept',
-    what: 'a refusal at accept (over MAX_CONNECTIONS_PER_ADDRESS, before the parser)',
-    env: { MAX_CONNECTIONS_PER_ADDRESS: '1', FIRST_BYTE_TIMEOUT_MS: '600000' },
+    what: 'a refusal at accept while shedding (a new connection, before the parser; what the service does)',
+    env: { LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '1' },
   },
 ];
 
-/** Connections from 127.0.0.1 that each wait to be answered and closed, `connections` at a time. */
+/** Connections from 127.0.0.1 that each wait for their refusal and go, `connections` at a time. */
 async function refusedConnections(
   url: string,
   connections: number,
@@ -100,8 +106,10 @@ async function refusedConnections(
     new Promise<void>((resolve) => {
       const socket = connect({ host: hostname, port: Number(port), localAddress: '127.0.0.1' });
       let answered = false;
+      // Read, then gone, as a client that got its answer.
       socket.on('data', (chunk: Buffer) => {
         if (chunk.toString('latin1', 0, 12) === 'HTTP/1.1 503') answered = true;
+        socket.destroy();
       });
       socket.on('error', () => undefined);
       socket.once('close', () => {
@@ -157,26 +165,13 @@ export async function measureRefusalCost(
       startDeployment({ kind: 'alone', instanceCpus, env, seedPets: config.seedPets }),
     ),
   );
-  const held: Socket[] = [];
   try {
     const samples = ROWS.map(() => ({ answers: 0, seconds: 0, cpuMicros: [] as number[] }));
     for (let round = 0; round < config.rounds; round++) {
       for (const [index, row] of ROWS.entries()) {
-        const { key } = row;
         const deployment = deployments[index] as Deployment;
         const instance = deployment.instances[0] as ServiceProcess;
         const cpu = () => deployment.cpuSeconds().instances ?? processCpuSeconds(instance.pid);
-        if (key === 'accept' && held.length === 0) {
-          // The one connection from 127.0.0.1 the instance lets in, held silent.
-          const socket = connect({
-            host: '127.0.0.1',
-            port: instance.port,
-            localAddress: '127.0.0.1',
-          });
-          socket.on('error', () => undefined);
-          held.push(socket);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
         const before = cpu();
         const { answers, seconds } = await answersOf(row, deployment.url, config);
         const after = cpu();
@@ -203,7 +198,6 @@ export async function measureRefusalCost(
     const request = rows.find((row) => row.key === 'request')?.cpuMicros ?? Number.NaN;
     return { instanceCpus, rows: rows.map((row) => ({ ...row, ratio: row.cpuMicros / request })) };
   } finally {
-    for (const socket of held) socket.destroy();
     await Promise.all(deployments.map((deployment) => deployment.stop()));
   }
 }

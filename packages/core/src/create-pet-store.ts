@@ -6,6 +6,7 @@ import { buildOpenApiDocument } from './openapi/openapi.js';
 import { RequestContext, type StoreParts } from './operations/context.js';
 import { operationsFor } from './operations/operations.js';
 import { compileRouter, type Router } from './operations/router.js';
+import type { ShedCause } from './options/hooks.js';
 import { type PetStoreOptions, resolveOptions } from './options/options.js';
 import type { PetStore } from './pet-store.js';
 import { answer, answerFailure, answerShed, overloaded } from './pipeline/answer.js';
@@ -47,6 +48,14 @@ function buildStore(input: PetStoreOptions): { parts: StoreParts; pipeline: Pipe
   return { parts, pipeline };
 }
 
+/** Why a request arriving at `now` is shed, or undefined. */
+const shedCause = (
+  monitor: LoadMonitor | undefined,
+  inFlight: InFlightLimit | undefined,
+  now: number,
+): ShedCause | undefined =>
+  monitor?.check(now) ?? (inFlight?.full === true ? 'shed_in_flight' : undefined);
+
 /**
  * One request, arrival to answer. Promise chains rather than async functions:
  * a create or a list then waits once, on the storage, and a refusal answers
@@ -62,7 +71,7 @@ function handle(
   const context = new RequestContext(store, request, requestIdOf(request.headers), now);
   // Overloaded: answered now, the same for every request; nothing else is read or run. A shed
   // request is not in flight: it is not counted.
-  const shed = monitor?.check(now) ?? (inFlight?.full === true ? 'shed_in_flight' : undefined);
+  const shed = shedCause(monitor, inFlight, now);
   if (shed !== undefined) return Promise.resolve(answerShed(context, shed, shedError));
   return serve(findRoute, context, inFlight?.enter(context));
 }
@@ -114,7 +123,7 @@ function serve(
 
 export function createPetStore(input: PetStoreOptions): PetStore {
   const { parts, pipeline } = buildStore(input);
-  return {
+  const store: PetStore = {
     openApiDocument: parts.openApiDocument,
     handle(request) {
       try {
@@ -125,4 +134,22 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       }
     },
   };
+  pipelines.set(store, pipeline);
+  return store;
+}
+
+/** Each store's pipeline, for `shedding`. */
+const pipelines = new WeakMap<PetStore, Pipeline>();
+
+/**
+ * Why load shedding would answer a request arriving at `store` now (a 503 at once), or undefined
+ * when it would be served, or when `store` is not one `createPetStore` made. For a host that
+ * refuses before a request is even read: a connection accepted while this says shed can be
+ * answered the 503 and closed before the HTTP parser runs (cheaper than reading its request).
+ */
+export function shedding(store: PetStore): ShedCause | undefined {
+  const pipeline = pipelines.get(store);
+  return pipeline === undefined
+    ? undefined
+    : shedCause(pipeline.monitor, pipeline.inFlight, performance.now());
 }

@@ -9,6 +9,7 @@ import {
   type PetStoreRequest,
   type ResponseEvent,
   StorageUnavailableError,
+  shedding,
 } from '../src/index.js';
 import { createLoadMonitor, RESOLUTION_MS } from '../src/pipeline/load-monitor.js';
 import { arrayStorage } from './support/array-storage.js';
@@ -554,6 +555,38 @@ describe('load shedding on requests in flight', () => {
       const statuses = (await Promise.all(pending)).map((res) => res.status);
       expect(statuses, JSON.stringify(loadShedding)).toEqual(pending.map(() => 200));
     }
+  });
+});
+
+describe('shedding(store): the verdict for a request arriving now, without one', () => {
+  it('says why a request would be shed, as handle would, and nothing otherwise', async () => {
+    const gated = gatedStorage();
+    const { store } = storeWith({
+      storage: gated.storage,
+      loadShedding: { maxEventLoopDelayMs: LIMIT_MS, maxInFlight: 1 },
+    });
+    const { release } = gated;
+    expect(shedding(store)).toBeUndefined();
+    const held = store.handle(list);
+    await settle();
+    expect(shedding(store)).toBe('shed_in_flight');
+    expect((await store.handle(list)).status).toBe(503);
+    release();
+    expect((await held).status).toBe(200);
+    expect(shedding(store)).toBeUndefined();
+    // A loop held past the limit: the monitor's verdict, as the next request would get it.
+    shedding(store);
+    busyWait(BLOCK_MS);
+    expect(shedding(store)).toBe('shed_event_loop_delay');
+    expect((await servedAgain(store)).status).toBe(200);
+    expect(shedding(store)).toBeUndefined();
+  });
+
+  it('is undefined with load shedding off, and for a store createPetStore did not make', () => {
+    const off = createPetStore({ storage: arrayStorage(), apiKeys: [KEY], loadShedding: false });
+    expect(shedding(off)).toBeUndefined();
+    const other = { openApiDocument: {}, handle: off.handle };
+    expect(shedding(other)).toBeUndefined();
   });
 });
 

@@ -175,8 +175,14 @@ export function describeOperations({ name, appDir }: OperationsSuiteOptions): vo
         await admin.query('COMMIT');
         const statuses = (await Promise.all(creates)).map((res) => res.status);
         expect(statuses.filter((status) => status === 201)).toHaveLength(4);
+        // Each refused by the core, or at accept (a connection that came while the places were
+        // full): eight in all.
         const scraped = await sendHttp(app.management ?? '', { method: 'GET', path: '/metrics' });
-        expect(scraped.body).toMatch(/^petstore_requests_shed_total\{reason="in_flight"\} 8$/m);
+        const count = (pattern: RegExp) => Number(pattern.exec(scraped.body)?.[1] ?? 0);
+        expect(
+          count(/^petstore_requests_shed_total\{reason="in_flight"\} (\d+)$/m) +
+            count(/^petstore_connections_refused_total (\d+)$/m),
+        ).toBe(8);
         app.signal('SIGTERM');
         expect(await app.exited).toBe(0);
       } finally {
@@ -184,6 +190,35 @@ export function describeOperations({ name, appDir }: OperationsSuiteOptions): vo
         await db.drop();
       }
     }, 40_000);
+
+    it('while it sheds load, a new connection is answered the JSON 503 before it sends a byte, and counted', async () => {
+      // Over a heap limit of 1 byte: every request is shed.
+      const app = await startListening(appDir, {
+        API_KEYS: KEY,
+        LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '1',
+        LOAD_SHEDDING_RETRY_AFTER_SECONDS: '3',
+        LOG_LEVEL: 'warn',
+      });
+      const answer = await new Promise<string>((resolve) => {
+        const socket = connect(Number(new URL(app.origin).port), '127.0.0.1');
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.once('close', () => resolve(text));
+        socket.setTimeout(3_000, () => socket.destroy());
+      });
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 503 /);
+      expect(head).toContain('Retry-After: 3');
+      expect(JSON.parse(body)).toMatchObject({ code: 'service_unavailable', status: 503 });
+      // Probes on the management port are never shed.
+      const live = await sendHttp(app.management ?? '', { method: 'GET', path: '/healthz' });
+      expect(live.status).toBe(200);
+      const scraped = await sendHttp(app.management ?? '', { method: 'GET', path: '/metrics' });
+      expect(scraped.body).toMatch(/^petstore_connections_refused_total [1-9]\d*$/m);
+      app.signal('SIGTERM');
+      expect(await app.exited).toBe(0);
+    });
 
     it('PG_POOL_MAX: the instance opens at most that many PostgreSQL connections', async () => {
       const db = await createTestDatabase(inject('postgresUrl'));
