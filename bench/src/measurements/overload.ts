@@ -315,22 +315,17 @@ const requestOf = (setup: CaseSetup) =>
       };
 
 /**
- * What "tuned" sets, from docs/operations.md and what the defaults run measured: the fleet's
- * maxconn by the sizing rule (2 x each instance's capacity x the median latency at 0.5x); on
- * PostgreSQL an in-flight limit of 2 x the pool (20) instead of 4 x; alone, a loop delay limit
- * of 200 ms (a 2 s client deadline).
+ * What "tuned" sets, from docs/operations.md: the fleet's queue timeout halved (250 ms: a shorter
+ * wait for what the balancer serves at overload); on PostgreSQL an in-flight limit of 2 x the pool
+ * (20) instead of 4 x; alone, a loop delay limit of 200 ms (for a 2 s client deadline).
  */
-function tunedSettings(
-  setup: CaseSetup,
-  capacity: number,
-  defaults: OverloadModeRun | undefined,
-): { env: Record<string, string>; balancer: Record<string, string> } {
+function tunedSettings(setup: CaseSetup): {
+  env: Record<string, string>;
+  balancer: Record<string, string>;
+} {
   switch (setup.kind) {
-    case 'fleet': {
-      const p50Seconds = (defaults?.levels[0]?.p50Ms2xx ?? 2) / 1000;
-      const maxconn = Math.max(2, Math.ceil(2 * (capacity / 2) * p50Seconds));
-      return { env: {}, balancer: { PETSTORE_SERVER_MAXCONN: String(maxconn) } };
-    }
+    case 'fleet':
+      return { env: {}, balancer: { PETSTORE_QUEUE_TIMEOUT: '250ms' } };
     case 'postgres':
       return { env: { LOAD_SHEDDING_MAX_IN_FLIGHT: '20' }, balancer: {} };
     case 'alone':
@@ -594,7 +589,7 @@ async function measureCase(
     setup,
     capacity.rps,
     'tuned',
-    tunedSettings(setup, capacity.rps, defaults),
+    tunedSettings(setup),
     quotas,
     databaseUrl,
   );
