@@ -31,7 +31,7 @@ export interface Deployment {
   /** CPU seconds of each part since it started (its quota group's cpuacct); undefined without. */
   cpuSeconds(): { readonly instances?: number; readonly postgres?: number };
   /** The instances' heap and loop: every instance's probe, the largest peak heap. */
-  probe(action: 'start' | 'read'): Promise<ServerProbe | null>;
+  probe(action: 'start' | 'read', liveAfterMs?: number): Promise<ServerProbe | null>;
   stop(): Promise<void>;
 }
 
@@ -66,7 +66,9 @@ function worst(probes: readonly (ServerProbe | null)[]): ServerProbe | null {
     heapUsedStartBytes: max((probe) => probe.heapUsedStartBytes),
     heapUsedEndBytes: max((probe) => probe.heapUsedEndBytes),
     heapUsedMaxBytes: max((probe) => probe.heapUsedMaxBytes),
-    oldGenerationMaxBytes: max((probe) => probe.oldGenerationMaxBytes),
+    liveHeapBytes: read.some((probe) => probe.liveHeapBytes === null)
+      ? null
+      : max((probe) => probe.liveHeapBytes ?? 0),
     rssMaxBytes: max((probe) => probe.rssMaxBytes),
     samples: Math.min(...read.map((probe) => probe.samples)),
     eventLoopP99Ms: loops.length === 0 ? null : Math.max(...loops),
@@ -133,7 +135,8 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
         ? {}
         : { instances: used.reduce<number>((sum, seconds) => sum + (seconds ?? 0), 0) };
     },
-    probe: async (action) => worst(await Promise.all(instances.map((i) => i.probe(action)))),
+    probe: async (action, liveAfterMs) =>
+      worst(await Promise.all(instances.map((i) => i.probe(action, liveAfterMs)))),
     stop,
   };
 }

@@ -45,7 +45,7 @@ function levelRow(run: OverloadModeRun, level: OverloadLevelSummary): string[] {
     fmt(level.refused),
     fmt(level.badAnswers),
     fmt(level.unanswered),
-    `${mib(level.heapPeakBytes)} (${mib(level.oldGenerationPeakBytes)})`,
+    `${mib(level.heapPeakBytes)} (${mib(level.liveHeapBytes)})`,
     Number.isFinite(level.instancesCpu) ? fmt(level.instancesCpu, 2) : 'n/a',
     generatorCell(level),
   ];
@@ -116,7 +116,7 @@ function caseSection(item: OverloadCase, enforced: boolean): string[] {
         '503',
         'Bad answers',
         'Unanswered',
-        'Peak heap MiB (old generation)',
+        'Heap MiB: peak (live)',
         "Instances' CPU",
         'Generator',
       ],
@@ -167,8 +167,9 @@ export function renderOverloadMarkdown(results: OverloadResults): string {
       'docs/operations.md has an operator adjust. Bad answers: 503s without the JSON content type and ' +
       'Retry-After, and any other status; unanswered: timed out, reset or cut mid-request, or dropped ' +
       'at the generator’s cap. Heap: the largest heapUsed of any instance, sampled every 50 ms, and in ' +
-      'parentheses the part beyond the young generation (what survived a scavenge: work held, such as ' +
-      'a queue), which the heap target reads; heapUsed swings with the garbage of the allocation rate. ' +
+      'parentheses its live heap (heapUsed after a full collection three quarters into the run, the ' +
+      'load still on: what it holds, a queue included), which the heap target reads; heapUsed swings ' +
+      'with the garbage of the allocation rate. ' +
       'Instances’ CPU: their quota groups’ CPU seconds per second. The generator kept up when it sent ' +
       `at least ${GENERATOR_LIMITS.handledShare * 100}% of the offered rate with a send lag p99 at most ` +
       `${GENERATOR_LIMITS.sendLagP99Ms} ms and its own event loop (which reads the answers) late by at most ` +
@@ -176,8 +177,8 @@ export function renderOverloadMarkdown(results: OverloadResults): string {
     '',
     `Targets (issue 40), on the defaults' medians: for the fleet and the instance on PostgreSQL at 3x, goodput ` +
       `at least ${OVERLOAD_LIMITS.goodput * 100}% of C, the p99 of 2xx at most ${OVERLOAD_LIMITS.p99Ms2xx} ms, ` +
-      'every refusal the JSON 503 with Retry-After, no request unanswered or reset; in every case the peak ' +
-      `heap beyond the young generation at 3x at most ${OVERLOAD_LIMITS.heapGrowth}x that at 0.5x, and ` +
+      'every refusal the JSON 503 with Retry-After, no request unanswered or reset; in every case the ' +
+      `live heap at 3x at most ${OVERLOAD_LIMITS.heapGrowth}x that at 0.5x, and ` +
       'the generator kept up at every level.',
     '',
   ];

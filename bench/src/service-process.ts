@@ -35,8 +35,11 @@ export interface ServiceProcess {
   readonly pid: number;
   readonly port: number;
   readonly url: string;
-  /** `start` resets the heap and event-loop probe; `read` answers it (null if the child did not). */
-  probe(action: 'start' | 'read'): Promise<ServerProbe | null>;
+  /**
+   * `start` resets the heap and event-loop probe (and has it take the live heap `liveAfterMs`
+   * later); `read` answers it (null if the child did not).
+   */
+  probe(action: 'start' | 'read', liveAfterMs?: number): Promise<ServerProbe | null>;
   /** SIGTERM, then SIGKILL after 5 s: by its PID only. */
   stop(): Promise<void>;
 }
@@ -59,7 +62,8 @@ process.once('exit', () => {
 /** Starts an instance and resolves once its `/readyz` answers 200 (on the management port). */
 export async function startService({ env, group }: ServiceOptions): Promise<ServiceProcess> {
   const [port, managementPort] = [await freePort(), await freePort()];
-  const nodeArgs = [...process.execArgv, '--import', PROBE, serviceEntry()];
+  // --expose-gc: the probe takes the live heap after a full collection, once per level.
+  const nodeArgs = [...process.execArgv, '--expose-gc', '--import', PROBE, serviceEntry()];
   const [command, args] = pinnedCommand(SERVER_CPU, process.execPath, nodeArgs);
   const child = spawn(command, args, {
     cwd: fileURLToPath(SERVICE),
@@ -99,7 +103,7 @@ export async function startService({ env, group }: ServiceOptions): Promise<Serv
     await stop();
     throw error;
   }
-  const probe = (action: 'start' | 'read'): Promise<ServerProbe | null> =>
+  const probe = (action: 'start' | 'read', liveAfterMs?: number): Promise<ServerProbe | null> =>
     new Promise((resolve) => {
       const timer = setTimeout(() => finish(null), 30_000);
       const onMessage = (message: { type?: string; value?: unknown }) => {
@@ -112,7 +116,7 @@ export async function startService({ env, group }: ServiceOptions): Promise<Serv
       };
       child.on('message', onMessage);
       if (!child.connected) finish(null);
-      else child.send({ type: 'overload-probe', action });
+      else child.send({ type: 'overload-probe', action, liveAfterMs });
     });
   return { pid, port, url: `http://127.0.0.1:${port}`, probe, stop };
 }

@@ -64,7 +64,7 @@ function level(multiple: number, figures: Figures): OverloadLevel {
       heapUsedStartBytes: 0,
       heapUsedEndBytes: 40 * 2 ** 20,
       heapUsedMaxBytes: 40 * 2 ** 20,
-      oldGenerationMaxBytes: figures.oldMiB * 2 ** 20,
+      liveHeapBytes: figures.oldMiB * 2 ** 20,
       rssMaxBytes: 0,
       samples: 20,
       eventLoopP99Ms: 10,
@@ -168,18 +168,12 @@ test("the targets are the defaults' goals at 3x: where refusing is cheap all of 
       true,
     ],
     ['overload fleet memory list, defaults: requests at 3x unanswered or reset', true],
-    [
-      'overload fleet memory list, defaults: peak heap beyond the young generation at 3x / at 0.5x',
-      true,
-    ],
+    ['overload fleet memory list, defaults: live heap under load at 3x / at 0.5x', true],
     [
       'overload fleet memory list, defaults: levels where the generator fell behind (sent or read late)',
       true,
     ],
-    [
-      'overload alone memory list, defaults: peak heap beyond the young generation at 3x / at 0.5x',
-      true,
-    ],
+    ['overload alone memory list, defaults: live heap under load at 3x / at 0.5x', true],
     [
       'overload alone memory list, defaults: levels where the generator fell behind (sent or read late)',
       true,

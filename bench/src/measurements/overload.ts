@@ -184,8 +184,8 @@ export interface OverloadLevelSummary {
   readonly scheduled: number;
   /** The largest heapUsed (young generation included) of any instance. */
   readonly heapPeakBytes: number;
-  /** The largest heap beyond the young generation: what the heap target reads. */
-  readonly oldGenerationPeakBytes: number;
+  /** The largest live heap (after a full collection, under the load): what the heap target reads. */
+  readonly liveHeapBytes: number;
   readonly instancesCpu: number;
   readonly generator: GeneratorCheck;
 }
@@ -402,7 +402,8 @@ async function measureLevel(
     localAddresses: clientAddresses(config.clientAddresses),
     warmup: { rate: capacity * Math.min(0.5, multiple), seconds: config.warmupSeconds },
     beforeMeasure: async () => {
-      await deployment.probe('start');
+      // The live heap three quarters into the run, while the load is on.
+      await deployment.probe('start', config.secondsPerLevel * 750);
       before = {
         instances: readers.instances(),
         balancer: readers.balancer(),
@@ -443,7 +444,7 @@ export function summarize(levels: readonly OverloadLevel[]): OverloadLevelSummar
     unanswered: of((level) => level.load.timedOut + level.load.errors + level.load.dropped),
     scheduled: of((level) => level.load.scheduled),
     heapPeakBytes: of((level) => level.server?.heapUsedMaxBytes ?? Number.NaN),
-    oldGenerationPeakBytes: of((level) => level.server?.oldGenerationMaxBytes ?? Number.NaN),
+    liveHeapBytes: of((level) => level.server?.liveHeapBytes ?? Number.NaN),
     instancesCpu: of((level) => level.cpu.instances ?? Number.NaN),
     generator: {
       handledShare: median(checks.map((check) => check.handledShare)),
@@ -462,7 +463,7 @@ export function describeLevel(level: OverloadLevel): string {
   const heap =
     level.server === null
       ? '?'
-      : `${(level.server.heapUsedMaxBytes / 2 ** 20).toFixed(0)} (old ${(level.server.oldGenerationMaxBytes / 2 ** 20).toFixed(0)})`;
+      : `${(level.server.heapUsedMaxBytes / 2 ** 20).toFixed(0)} (live ${((level.server.liveHeapBytes ?? Number.NaN) / 2 ** 20).toFixed(0)})`;
   const check = generatorCheck(run);
   return (
     `${level.multiple}x (${Math.round(run.offeredRps)}/s offered, ${Math.round(run.sentRps)}/s sent): ` +

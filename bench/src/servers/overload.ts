@@ -4,7 +4,6 @@
  * with `--import` (servers/service-probe.ts).
  */
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
-import { getHeapSpaceStatistics } from 'node:v8';
 
 /** What the child reports of one run: heap and event loop, sampled every 50 ms meanwhile. */
 export interface ServerProbe {
@@ -12,11 +11,12 @@ export interface ServerProbe {
   readonly heapUsedEndBytes: number;
   readonly heapUsedMaxBytes: number;
   /**
-   * The most heap in use beyond the young generation (what survived a scavenge): work held, such
-   * as a queue of waiting requests. heapUsed also counts the young generation's garbage, which
-   * swings by tens of MiB with the allocation rate and the collector's timing.
+   * heapUsed right after a full collection taken while the load runs (`liveAfterMs` into it):
+   * the heap the instance holds (a queue of waiting requests would be in it), without the
+   * garbage that makes heapUsed swing by tens of MiB with the allocation rate. Null when the
+   * process has no `gc()` (run without --expose-gc) or the run was shorter.
    */
-  readonly oldGenerationMaxBytes: number;
+  readonly liveHeapBytes: number | null;
   readonly rssMaxBytes: number;
   readonly samples: number;
   /** p99 of the event loop's delay over the run (10 ms resolution). */
@@ -26,33 +26,47 @@ export interface ServerProbe {
 const SAMPLE_MS = 50;
 let sampler: NodeJS.Timeout | undefined;
 let delay: IntervalHistogram | undefined;
-let probe = { start: 0, max: 0, old: 0, rss: 0, samples: 0 };
+let probe = { start: 0, max: 0, live: null as number | null, rss: 0, samples: 0 };
+let snapshot: NodeJS.Timeout | undefined;
 
-/** Heap in use outside the young generation (new space, and its large objects). */
-const oldGeneration = (): number =>
-  getHeapSpaceStatistics()
-    .filter((space) => !space.space_name.startsWith('new_'))
-    .reduce((sum, space) => sum + space.space_used_size, 0);
+/** A full collection, then heapUsed: what is live (Node's `gc`, under --expose-gc). */
+const liveHeap = (): number | null => {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return null;
+  gc();
+  return process.memoryUsage().heapUsed;
+};
 
 const sample = (): void => {
   const { heapUsed, rss } = process.memoryUsage();
   probe.max = Math.max(probe.max, heapUsed);
-  probe.old = Math.max(probe.old, oldGeneration());
   probe.rss = Math.max(probe.rss, rss);
   probe.samples++;
 };
 
 /**
- * `{ type: 'overload-probe', action: 'start' }` resets the probe and starts sampling;
+ * `{ type: 'overload-probe', action: 'start', liveAfterMs? }` resets the probe and starts sampling
+ * (and takes the live heap that long into the run);
  * `{ ..., action: 'read' }` answers a ServerProbe for the time since, and stops it.
  * Anything else: undefined (another handler's message).
  */
 export function overloadProbe(message: unknown): ServerProbe | { started: true } | undefined {
-  const { type, action } = (message ?? {}) as { type?: unknown; action?: unknown };
+  const { type, action, liveAfterMs } = (message ?? {}) as {
+    type?: unknown;
+    action?: unknown;
+    liveAfterMs?: unknown;
+  };
   if (type !== 'overload-probe') return undefined;
   if (action === 'start') {
     const { heapUsed, rss } = process.memoryUsage();
-    probe = { start: heapUsed, max: heapUsed, old: oldGeneration(), rss, samples: 1 };
+    probe = { start: heapUsed, max: heapUsed, live: null, rss, samples: 1 };
+    clearTimeout(snapshot);
+    if (typeof liveAfterMs === 'number') {
+      snapshot = setTimeout(() => {
+        probe.live = liveHeap();
+      }, liveAfterMs);
+      snapshot.unref();
+    }
     clearInterval(sampler);
     sampler = setInterval(sample, SAMPLE_MS);
     sampler.unref();
@@ -62,6 +76,7 @@ export function overloadProbe(message: unknown): ServerProbe | { started: true }
     return { started: true };
   }
   clearInterval(sampler);
+  clearTimeout(snapshot);
   sampler = undefined;
   sample();
   delay?.disable();
@@ -71,7 +86,7 @@ export function overloadProbe(message: unknown): ServerProbe | { started: true }
     heapUsedStartBytes: probe.start,
     heapUsedEndBytes: process.memoryUsage().heapUsed,
     heapUsedMaxBytes: probe.max,
-    oldGenerationMaxBytes: probe.old,
+    liveHeapBytes: probe.live,
     rssMaxBytes: probe.rss,
     samples: probe.samples,
     eventLoopP99Ms,
