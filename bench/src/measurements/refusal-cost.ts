@@ -160,11 +160,18 @@ export async function measureRefusalCost(
   progress: Progress,
   instanceCpus: number | undefined,
 ): Promise<RefusalCost> {
-  const deployments = await Promise.all(
+  const started = await Promise.allSettled(
     ROWS.map(({ env }) =>
       startDeployment({ kind: 'alone', instanceCpus, env, seedPets: config.seedPets }),
     ),
   );
+  const deployments = started.flatMap((one) => (one.status === 'fulfilled' ? [one.value] : []));
+  const failed = started.find((one) => one.status === 'rejected');
+  if (failed !== undefined) {
+    // Those that did start go, with their quota groups.
+    await Promise.all(deployments.map((deployment) => deployment.stop()));
+    throw failed.reason;
+  }
   try {
     const samples = ROWS.map(() => ({ answers: 0, seconds: 0, cpuMicros: [] as number[] }));
     for (let round = 0; round < config.rounds; round++) {
