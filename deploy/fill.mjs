@@ -27,7 +27,9 @@ export const DEPLOY_DIR = dirname(fileURLToPath(import.meta.url));
 
 /**
  * @typedef {object} DeployValues
- * @property {readonly string[]} instances `host:port` of each instance's API port.
+ * @property {readonly string[]} instances `host:port` of each instance's API port, or
+ *   `host:port@N` for an instance that works on N requests at once instead of the balancer's
+ *   PETSTORE_SERVER_MAXCONN (a larger machine).
  * @property {string} postgres `host:port` of PostgreSQL, as PgBouncer reaches it.
  * @property {string} database The database's name, the same in PostgreSQL and PgBouncer.
  * @property {string} pgbouncerListen `address:port` PgBouncer listens on.
@@ -64,6 +66,23 @@ function hostPort(name, text) {
 }
 
 /**
+ * An `--instances` entry: `host:port`, or `host:port@N` with the instance's own maxconn.
+ * @param {string} entry
+ * @returns {{ address: string; maxconn: number | undefined }}
+ */
+function instance(entry) {
+  const at = entry.lastIndexOf('@');
+  if (at === -1) return { address: entry, maxconn: undefined };
+  const maxconn = /^\d{1,6}$/.test(entry.slice(at + 1)) ? Number(entry.slice(at + 1)) : 0;
+  if (maxconn < 1) {
+    throw new Error(
+      `instances: expected host:port@N with N a whole number of at least 1, got ${JSON.stringify(entry)}`,
+    );
+  }
+  return { address: entry.slice(0, at), maxconn };
+}
+
+/**
  * `text` with the one match of `pattern` replaced; none or several is an error, so this command
  * and the files cannot drift apart silently.
  * @param {string} file
@@ -87,12 +106,15 @@ function replaceOne(file, text, pattern, replacement) {
 export function fillDeploy(values = {}) {
   const { instances, postgres, database, pgbouncerListen, authFile } = { ...DEFAULTS, ...values };
   if (instances.length === 0) throw new Error('instances: at least one');
-  if (new Set(instances).size !== instances.length) {
+  const addresses = instances.map((entry) => instance(entry).address);
+  if (new Set(addresses).size !== addresses.length) {
     throw new Error(`instances: ${instances.join(',')} names one twice`);
   }
-  const servers = instances.map((address, n) => {
+  const servers = instances.map((entry, n) => {
+    const { address, maxconn } = instance(entry);
     const { host, port } = hostPort('instances', address);
-    return `    server app${n + 1} ${host.includes(':') ? `[${host}]` : host}:${port} check`;
+    const limit = maxconn === undefined ? '' : ` maxconn ${maxconn}`;
+    return `    server app${n + 1} ${host.includes(':') ? `[${host}]` : host}:${port} check${limit}`;
   });
   if (!/^\w+$/.test(database)) {
     throw new Error(`database: letters, digits and _ only, got ${JSON.stringify(database)}`);
@@ -389,7 +411,9 @@ Writes haproxy.cfg, its error files and pgbouncer.ini into DIR with these values
 (each left out keeps the value the files in deploy/ hold):
 
   --instances LIST         host:port of each instance's API port, comma-separated
-                           (${DEFAULTS.instances.join(',')})
+                           (${DEFAULTS.instances.join(',')}); host:port@N for an
+                           instance that takes N requests at once instead of
+                           PETSTORE_SERVER_MAXCONN (a larger machine)
   --postgres HOST:PORT     PostgreSQL, as PgBouncer reaches it (${DEFAULTS.postgres};
                            with a cluster: its HAProxy's leader port)
   --database NAME          the database, in PostgreSQL and in PgBouncer (${DEFAULTS.database})

@@ -21,6 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { assertLoopback } from './load.js';
 import { percentileSorted } from './stats.js';
 
@@ -59,6 +60,11 @@ export interface OpenLoopSpec {
   readonly warmup?: { readonly rate: number; readonly seconds: number };
   /** Called between the warm-up and the measured schedule (read a probe, say). */
   readonly beforeMeasure?: () => Promise<void> | void;
+  /**
+   * Loopback addresses the connections come from, in turn (`127.0.1.1`, ...): many clients, as
+   * a server or balancer that caps connections per address sees them. Default: the system's.
+   */
+  readonly localAddresses?: readonly string[];
 }
 
 export interface LatencySummary {
@@ -104,6 +110,16 @@ export interface OpenLoopResult {
   readonly connectionsOpened: number;
   /** More answers than the sample buffers hold: the percentiles cover the first ones only. */
   readonly samplesTruncated: boolean;
+  /**
+   * 503 answers without the API's refusal: a JSON content type and a `Retry-After` (a balancer's
+   * or a proxy's own page, say).
+   */
+  readonly badRefusals: number;
+  /**
+   * The generator's own event loop over the measured run (1 ms resolution): how late it ran its
+   * timers, and so how late it could read an answer. Beside `sendLag`, the check that it kept up.
+   */
+  readonly generatorLoopDelay: { readonly p99Ms: number; readonly maxMs: number };
   /** The warm-up's arrivals and answers, when there was one. */
   readonly warmup?: {
     readonly scheduled: number;
@@ -123,6 +139,10 @@ const MAX_SAMPLES = 4_000_000;
 /** Connections opened at once before a run, and the pause after each batch (see Run.#preconnect). */
 const PRECONNECT_BATCH = 64;
 const PRECONNECT_PAUSE_MS = 10;
+/** Connections idle longer are not reused: below the 5 s keep-alive of node:http and HAProxy. */
+const MAX_IDLE_MS = 4_000;
+/** A connection that never sent a byte: below the service's FIRST_BYTE_TIMEOUT_MS (2 s). */
+const MAX_IDLE_UNUSED_MS = 1_500;
 /** A response head longer than this is not one the bench's servers send. */
 const MAX_HEAD_BYTES = 64 * 1024;
 
@@ -206,6 +226,9 @@ const DATA = 1;
 const DATA_END = 2;
 const TRAILERS = 3;
 
+/** `Connection.#remaining` for a body that ends when the server closes the connection. */
+const UNTIL_CLOSE = -2;
+
 /** What a connection is doing. */
 const IDLE = 0;
 const BUSY = 1;
@@ -218,22 +241,38 @@ class Connection {
   run: Run;
   state: typeof IDLE | typeof BUSY | typeof CLOSED = BUSY;
   scheduledAt = 0;
+  /** When it last went idle: one idle too long may be closed by the server as it is reused. */
+  idleSince = 0;
+  /** How long it may stay idle and still be used: shorter until it has carried a request. */
+  maxIdleMs = MAX_IDLE_UNUSED_MS;
   // Response parsing.
   #pending: Buffer | undefined;
   #headDone = false;
   #status = 0;
-  /** Body bytes still to read (Content-Length framing), or -1 for chunked. */
+  /** Body bytes still to read (Content-Length framing), -1 for chunked, UNTIL_CLOSE. */
   #remaining = 0;
   #chunk: typeof SIZE | typeof DATA | typeof DATA_END | typeof TRAILERS = SIZE;
   #chunkLeft = 0;
   #close = false;
+  /** A 503 with a JSON content type and `Retry-After`: the API's refusal. */
+  #wellFormedRefusal = false;
 
-  constructor(run: Run, port: number, host: string) {
+  constructor(run: Run, port: number, host: string, localAddress: string | undefined) {
     this.run = run;
-    this.socket = connect({ port, host, noDelay: true });
+    this.socket = connect({
+      port,
+      host,
+      noDelay: true,
+      ...(localAddress === undefined ? {} : { localAddress }),
+    });
     this.socket.on('data', (data: Buffer) => this.#onData(data));
     this.socket.on('error', () => undefined);
-    this.socket.on('close', () => this.run.closed(this));
+    this.socket.on('close', () => {
+      // A body that ends with the connection (a balancer's error page, say) ends here.
+      if (this.state === BUSY && this.#headDone && this.#remaining === UNTIL_CLOSE) {
+        this.run.answered(this, this.#status, true, this.#wellFormedRefusal);
+      } else this.run.closed(this);
+    });
   }
 
   send(scheduledAt: number, bytes: RequestBytes, key: string | undefined): void {
@@ -246,6 +285,7 @@ class Connection {
     this.#chunk = SIZE;
     this.#chunkLeft = 0;
     this.#close = false;
+    this.#wellFormedRefusal = false;
     if (key === undefined) this.socket.write(bytes.whole);
     else this.socket.write(`${bytes.head}idempotency-key: ${key}\r\n${bytes.rest}`);
   }
@@ -272,13 +312,14 @@ class Connection {
       this.#headDone = true;
       buffer = buffer.subarray(end + 4);
     }
+    if (this.#remaining === UNTIL_CLOSE) return;
     const done = this.#remaining === -1 ? this.#readChunked(buffer) : this.#readLength(buffer);
     if (done === undefined) return;
     if (done === false) {
       this.run.failed(this);
       return;
     }
-    this.run.answered(this, this.#status, this.#close);
+    this.run.answered(this, this.#status, this.#close, this.#wellFormedRefusal);
   }
 
   /** Status line and the three headers that matter; false for what this parser does not take. */
@@ -289,6 +330,10 @@ class Connection {
     this.#status = status;
     const lower = head.toLowerCase();
     this.#close = /\r\nconnection:[ \t]*close/.test(lower) || head.startsWith('HTTP/1.0');
+    this.#wellFormedRefusal =
+      status === 503 &&
+      /\r\ncontent-type:[ \t]*application\/json/.test(lower) &&
+      /\r\nretry-after:[ \t]*\d+/.test(lower);
     if (/\r\ntransfer-encoding:[ \t]*chunked/.test(lower)) {
       this.#remaining = -1;
       return true;
@@ -298,9 +343,9 @@ class Connection {
       this.#remaining = Number(length[1]);
       return true;
     }
-    // No framing: only answers that have no body.
-    this.#remaining = 0;
-    return status === 204 || status === 304;
+    // No framing: no body, or one that ends with the connection (HTTP/1.1 allows it on close).
+    this.#remaining = status === 204 || status === 304 ? 0 : UNTIL_CLOSE;
+    return this.#remaining === 0 || this.#close;
   }
 
   /** true when the body is complete, undefined when more is to come, false on extra bytes. */
@@ -375,6 +420,11 @@ class Run {
   readonly #intervalMs: number;
   readonly #total: number;
 
+  readonly #localAddresses: readonly string[];
+  #nextAddress = 0;
+  #badRefusals = 0;
+  readonly #loopDelay = monitorEventLoopDelay({ resolution: 1 });
+
   readonly #idle: Connection[] = [];
   readonly #busy = new Set<Connection>();
   #open = 0;
@@ -413,6 +463,7 @@ class Run {
     this.#deadlineMs = spec.deadlineMs ?? DEFAULT_DEADLINE_MS;
     this.#maxSendLagMs = spec.maxSendLagMs ?? 1000;
     this.#intervalMs = 1000 / spec.rate;
+    this.#localAddresses = spec.localAddresses ?? [];
     this.#total = Math.ceil(spec.rate * spec.seconds - 1e-9);
   }
 
@@ -438,6 +489,8 @@ class Run {
     return new Promise((resolve) => {
       this.#finish = () => resolve(this.#result());
       this.#start = performance.now();
+      this.#loopDelay.reset();
+      this.#loopDelay.enable();
       const sweepEvery = Math.max(5, Math.min(25, this.#deadlineMs / 8));
       this.#sweep = setInterval(() => this.#expire(performance.now()), sweepEvery);
       this.#schedule();
@@ -457,11 +510,12 @@ class Run {
       const batch = Math.min(PRECONNECT_BATCH, count - opened);
       const connecting: Promise<unknown>[] = [];
       for (let index = 0; index < batch; index++) {
-        const connection = new Connection(this, this.#port, this.#host);
+        const connection = this.#connect();
         this.#open++;
         this.#opened++;
         this.#maxOpen = Math.max(this.#maxOpen, this.#open);
         connection.state = IDLE;
+        connection.idleSince = performance.now();
         this.#idle.push(connection);
         connecting.push(
           new Promise((resolve) => {
@@ -481,6 +535,14 @@ class Run {
       clearTimeout(timer);
       await new Promise((resolve) => setTimeout(resolve, PRECONNECT_PAUSE_MS));
     }
+  }
+
+  /** A new connection, from the next of `localAddresses` when there are some. */
+  #connect(): Connection {
+    const addresses = this.#localAddresses;
+    const from =
+      addresses.length === 0 ? undefined : addresses[this.#nextAddress++ % addresses.length];
+    return new Connection(this, this.#port, this.#host, from);
   }
 
   /** Sends what is due, then sleeps until the next arrival (at least the timers' 1 ms). */
@@ -504,12 +566,18 @@ class Run {
 
   #arrive(scheduledAt: number, now: number): void {
     let connection = this.#idle.pop();
+    // Idle near the servers' timeouts (keep-alive 5 s; 2 s for a connection that never sent a
+    // byte, the service's FIRST_BYTE_TIMEOUT_MS): they may close it as the request goes out.
+    while (connection !== undefined && now - connection.idleSince > connection.maxIdleMs) {
+      this.#discard(connection);
+      connection = this.#idle.pop();
+    }
     if (connection === undefined) {
       if (this.#open >= this.#maxConnections) {
         this.#dropped++;
         return;
       }
-      connection = new Connection(this, this.#port, this.#host);
+      connection = this.#connect();
       this.#open++;
       this.#opened++;
       if (this.#open > this.#maxOpen) this.#maxOpen = this.#open;
@@ -527,7 +595,7 @@ class Run {
   }
 
   /** Called by a connection with a complete answer. */
-  answered(connection: Connection, status: number, close: boolean): void {
+  answered(connection: Connection, status: number, close: boolean, wellFormed: boolean): void {
     const latency = performance.now() - connection.scheduledAt;
     if (status >= 200 && status < 300) {
       this.#ok++;
@@ -535,11 +603,14 @@ class Run {
     } else if (status === 503) {
       this.#unavailable++;
       this.#lat503.add(latency);
+      if (!wellFormed) this.#badRefusals++;
     } else this.#other++;
     this.#busy.delete(connection);
     if (close) this.#discard(connection);
     else {
       connection.state = IDLE;
+      connection.idleSince = performance.now();
+      connection.maxIdleMs = MAX_IDLE_MS;
       this.#idle.push(connection);
     }
     this.#maybeDone();
@@ -590,6 +661,7 @@ class Run {
     if (this.#next < this.#total || this.#busy.size > 0 || this.#finish === undefined) return;
     clearTimeout(this.#tick);
     clearInterval(this.#sweep);
+    this.#loopDelay.disable();
     if (!this.#keepIdle) for (const connection of [...this.#idle]) this.#discard(connection);
     const finish = this.#finish;
     this.#finish = undefined;
@@ -631,6 +703,11 @@ class Run {
       maxOpenConnections: this.#maxOpen,
       connectionsOpened: this.#opened,
       samplesTruncated: this.#ok2xx.truncated || this.#lat503.truncated || this.#lag.truncated,
+      badRefusals: this.#badRefusals,
+      generatorLoopDelay: {
+        p99Ms: this.#loopDelay.count === 0 ? 0 : this.#loopDelay.percentile(99) / 1e6,
+        maxMs: this.#loopDelay.count === 0 ? 0 : this.#loopDelay.max / 1e6,
+      },
     };
   }
 }

@@ -1,26 +1,27 @@
 /**
- * The past-capacity measurement alone (see measurements/overload.ts), printed as
- * markdown, with the JSON beside it when asked:
+ * The past-capacity measurement alone (see measurements/overload.ts) with options of its own, for
+ * short passes while working on it; printed as markdown, with the JSON beside it when asked:
  *
  *   cd bench && node --conditions=@petstore/source --import tsx src/overload-run.ts [options]
  *
  * --smoke             the smoke durations (seconds in all)
- * --seconds N         seconds per level (default: the full config's)
+ * --cases LIST        fleet, postgres, alone (comma-separated; default all three)
+ * --runs N            runs per mode (default the config's)
+ * --seconds N         seconds per level
  * --warmup N          warm-up seconds per level
- * --cases memory|postgres|both   (default memory)
  * --multiples LIST    offered loads as multiples of the capacity (default 0.5,1,1.5,3)
- * --max-delay MS      loadShedding.maxEventLoopDelayMs for the runs with shedding on
- * --max-in-flight N   loadShedding.maxInFlight for them
- *                     (either replaces the config's limits in every case: OVERLOAD_FULL)
  * --json FILE         also write the results there
  *
- * The PostgreSQL case starts a throwaway server (or uses BENCH_DATABASE_URL, 127.0.0.1 only).
+ * `pnpm bench -- --only overload` runs the same with the full durations and writes RESULTS.md;
+ * the PostgreSQL case starts a throwaway server (or uses BENCH_DATABASE_URL, 127.0.0.1 only).
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { HAPROXY } from './balancer.js';
 import { LOAD_CPU, pinSelf } from './cpu.js';
 import {
   measureOverload,
+  OVERLOAD_CASES,
   type OverloadCaseName,
   type OverloadConfig,
   overloadConfig,
@@ -28,18 +29,16 @@ import {
 } from './measurements/overload.js';
 import { renderOverloadMarkdown } from './overload-report.js';
 import { type BenchDatabase, startDatabase } from './postgres.js';
-import { dropSchemas } from './postgres-seed.js';
 import { Progress } from './progress.js';
 import { overloadTargets } from './targets.js';
 
 const { values: flags } = parseArgs({
   options: {
     smoke: { type: 'boolean', default: false },
+    cases: { type: 'string' },
+    runs: { type: 'string' },
     seconds: { type: 'string' },
     warmup: { type: 'string' },
-    cases: { type: 'string', default: 'memory' },
-    'max-delay': { type: 'string' },
-    'max-in-flight': { type: 'string' },
     multiples: { type: 'string' },
     json: { type: 'string' },
   },
@@ -55,47 +54,38 @@ const positive = (name: string, value: string | undefined, max: number): number 
 };
 
 const base = overloadConfig(flags.smoke ? 'smoke' : 'full');
+const runs = positive('runs', flags.runs, 10);
 const seconds = positive('seconds', flags.seconds, 60);
 const warmup = positive('warmup', flags.warmup, 60);
-const maxDelay = positive('max-delay', flags['max-delay'], 60_000);
-const maxInFlight = positive('max-in-flight', flags['max-in-flight'], 100_000);
-/** `--max-delay` / `--max-in-flight`: these limits, in every case, instead of the config's. */
-const limits = {
-  ...(maxDelay === undefined ? {} : { maxEventLoopDelayMs: maxDelay }),
-  ...(maxInFlight === undefined ? {} : { maxInFlight }),
-};
 const multiples = flags.multiples?.split(',').map((item) => positive('multiples', item, 20) ?? 1);
 const config: OverloadConfig = {
   ...base,
   ...(multiples === undefined ? {} : { multiples }),
+  ...(runs === undefined ? {} : { runs: Math.round(runs) }),
   ...(seconds === undefined ? {} : { secondsPerLevel: seconds }),
   ...(warmup === undefined ? {} : { warmupSeconds: warmup }),
-  ...(Object.keys(limits).length === 0
-    ? {}
-    : { loadShedding: { 'memory list': limits, 'postgres create': limits } }),
 };
-const CASES: Record<string, OverloadCaseName[]> = {
-  memory: ['memory list'],
-  postgres: ['postgres create'],
-  both: ['memory list', 'postgres create'],
+const byWord = (word: string): OverloadCaseName => {
+  const found = OVERLOAD_CASES.find((name) => name.startsWith(`${word.trim()} `));
+  if (found === undefined) throw new Error(`--cases takes fleet, postgres or alone, not ${word}`);
+  return found;
 };
-const cases = CASES[flags.cases];
-if (cases === undefined)
-  throw new Error(`--cases takes memory, postgres or both, not ${flags.cases}`);
+const cases = flags.cases === undefined ? OVERLOAD_CASES : flags.cases.split(',').map(byWord);
 
-pinSelf(LOAD_CPU);
 const progress = new Progress();
 progress.plan(cases.length * overloadPlannedSeconds(config));
 let database: BenchDatabase | undefined;
-const schemas: string[] = [];
 try {
-  if (cases.includes('postgres create')) {
+  if (cases.includes('postgres keyed create')) {
     progress.log('starting PostgreSQL');
     database = await startDatabase();
   }
+  // After PostgreSQL started, as in run.ts.
+  pinSelf(LOAD_CPU);
   const results = await measureOverload(config, progress, {
     databaseUrl: database?.url,
-    schemas,
+    ownDatabase: database !== undefined && database.source !== 'BENCH_DATABASE_URL',
+    haproxy: HAPROXY !== '',
     cases,
   });
   process.stdout.write(`${renderOverloadMarkdown(results)}\n`);
@@ -106,8 +96,5 @@ try {
   }
   if (flags.json !== undefined) await writeFile(flags.json, JSON.stringify(results, null, 2));
 } finally {
-  if (database !== undefined) {
-    await dropSchemas(database.url, schemas).catch(() => undefined);
-    await database.stop();
-  }
+  await database?.stop();
 }

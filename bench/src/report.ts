@@ -4,6 +4,7 @@ import type {
   AdapterOverhead,
   AdapterResults,
   Control,
+  OverloadOnlyResults,
   Results,
   RunFigures,
   Spread,
@@ -658,8 +659,27 @@ export function renderSqliteMarkdown(
   return out.join('\n');
 }
 
+/** `--only overload`: the machine, section 8 and its targets. */
+export function renderOverloadOnlyMarkdown(
+  results: OverloadOnlyResults,
+  charts: ChartLines = new Map(),
+): string {
+  const enforced = results.mode === 'full';
+  const out = head(results, enforced);
+  out.push(
+    '> Section 8 only (`--only overload`): no other measurement ran.',
+    '',
+    renderOverloadMarkdown(results.overload),
+    ...images(charts, 'overload.svg'),
+    ...targetsSection(results, enforced),
+  );
+  return out.join('\n');
+}
+
 /** results.json: the same values, to six significant digits (more would be noise). */
-export function renderJson(results: Results | AdapterResults | SqliteResults): string {
+export function renderJson(
+  results: Results | AdapterResults | SqliteResults | OverloadOnlyResults,
+): string {
   const trim = (_key: string, value: unknown) =>
     typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value)
       ? Number(value.toPrecision(6))

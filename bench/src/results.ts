@@ -240,6 +240,17 @@ export interface AdapterResults {
   readonly notes: string[];
 }
 
+/** `--only overload`: section 8 alone (never the committed results). */
+export interface OverloadOnlyResults {
+  readonly mode: 'full' | 'smoke';
+  readonly only: ['overload'];
+  readonly machine: Machine;
+  readonly durationSeconds: number;
+  readonly overload: OverloadResults;
+  readonly targets: Target[];
+  readonly notes: string[];
+}
+
 /** `--only sqlite`: section 7 and the SQLite rows of section 3 (never the committed results). */
 export interface SqliteResults {
   readonly mode: 'full' | 'smoke';

@@ -14,6 +14,7 @@ import { availableParallelism, cpus, loadavg, platform, release, tmpdir, totalme
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { HAPROXY } from './balancer.js';
 import {
   adapterCharts,
   type Chart,
@@ -48,6 +49,7 @@ import {
   renderAdapterMarkdown,
   renderJson,
   renderMarkdown,
+  renderOverloadOnlyMarkdown,
   renderSqliteMarkdown,
   targetCount,
 } from './report.js';
@@ -55,12 +57,19 @@ import type {
   AdapterResults,
   Framework,
   Machine,
+  OverloadOnlyResults,
   PageCostRow,
   Results,
   SqliteResults,
 } from './results.js';
 import { QUIET_LOAD, waitForQuiet } from './settle.js';
-import { adapterTargets, allTargets, failing, sqliteOnlyTargets } from './targets.js';
+import {
+  adapterTargets,
+  allTargets,
+  failing,
+  overloadTargets,
+  sqliteOnlyTargets,
+} from './targets.js';
 
 // `pnpm bench -- --strict` hands the script a literal `--` before the options.
 const argv = process.argv.slice(2);
@@ -79,17 +88,19 @@ const config = flags.smoke ? SMOKE : FULL;
 
 /**
  * `--only express,node` or `--only express --only node`: adapter rows; `--only sqlite`: the
- * SQLite parts (alone); undefined: the whole run.
+ * SQLite parts (alone); `--only overload`: section 8 (alone); undefined: the whole run.
  */
-function onlyParts(values: readonly string[] | undefined): Framework[] | 'sqlite' | undefined {
+function onlyParts(
+  values: readonly string[] | undefined,
+): Framework[] | 'sqlite' | 'overload' | undefined {
   if (values === undefined) return undefined;
   const names = values.flatMap((value) => value.split(',')).map((name) => name.trim());
   const known: readonly string[] = FRAMEWORKS;
   const unknown = names.filter((name) => !known.includes(name));
-  if (names.length === 1 && names[0] === 'sqlite') return 'sqlite';
+  if (names.length === 1 && (names[0] === 'sqlite' || names[0] === 'overload')) return names[0];
   if (unknown.length > 0 || names.length === 0) {
     throw new Error(
-      `--only takes ${FRAMEWORKS.join(', ')}; or sqlite alone; got ${values.join(' ')}`,
+      `--only takes ${FRAMEWORKS.join(', ')}; or sqlite or overload alone; got ${values.join(' ')}`,
     );
   }
   return FRAMEWORKS.filter((framework) => names.includes(framework));
@@ -182,7 +193,7 @@ async function adapterRowsOnly(frameworks: Framework[]): Promise<number> {
  * `--strict` (a full run) when a target fails on its median and is not noisy.
  */
 async function finish(
-  results: Results | AdapterResults | SqliteResults,
+  results: Results | AdapterResults | SqliteResults | OverloadOnlyResults,
   charts: readonly Chart[],
   render: (charts: ChartLines) => string,
 ): Promise<number> {
@@ -228,13 +239,51 @@ async function sqliteOnly(): Promise<number> {
   );
 }
 
+/** `--only overload`: section 8 alone, with a PostgreSQL of its own unless --no-postgres. */
+async function overloadOnly(): Promise<number> {
+  const config = overloadConfig(flags.smoke ? 'smoke' : 'full');
+  progress.plan((usePostgres ? 3 : 2) * overloadPlannedSeconds(config));
+  progress.log(
+    `petstore bench (${config.mode}, section 8 only) on ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, Node ${process.version}`,
+  );
+  const notes: string[] = [];
+  await settle(notes);
+  const database = usePostgres ? await startDatabase() : undefined;
+  if (database === undefined) notes.push('PostgreSQL measurements skipped (--no-postgres).');
+  const pinned = pinSelf(LOAD_CPU);
+  try {
+    const overload = await measureOverload(config, progress, overloadOptions(database));
+    const results: OverloadOnlyResults = {
+      mode: config.mode,
+      only: ['overload'],
+      machine: machine(pinned),
+      durationSeconds: progress.elapsedSeconds,
+      overload,
+      targets: overloadTargets(overload),
+      notes,
+    };
+    return await finish(results, overloadCharts(overload), (charts) =>
+      renderOverloadOnlyMarkdown(results, charts),
+    );
+  } finally {
+    await database?.stop();
+  }
+}
+
+/** What section 8 needs to know of the run: its PostgreSQL (and whose it is), HAProxy. */
+const overloadOptions = (database: BenchDatabase | undefined) => ({
+  databaseUrl: database?.url,
+  ownDatabase: database !== undefined && database.source !== 'BENCH_DATABASE_URL',
+  haproxy: HAPROXY !== '',
+});
+
 async function main(): Promise<number> {
   const plan = plannedSeconds(config);
   progress.plan(
     plan.adapterOverhead + plan.coreAlone + 2 * plan.pageCost + plan.sqlite + plan.memory,
   );
   progress.plan(docsAssetsSeconds(config));
-  const overloadCases = usePostgres ? 2 : 1;
+  const overloadCases = usePostgres ? 3 : 2;
   progress.plan(overloadCases * overloadPlannedSeconds(overloadConfig(config.mode)));
   if (usePostgres) progress.plan(plan.postgresStart + plan.pageCost + plan.postgres);
   progress.log(
@@ -283,10 +332,11 @@ async function main(): Promise<number> {
     const memory = await measureMemory(config, progress);
     progress.done(plan.memory);
     const docsAssets = await measureDocsAssets(config, progress);
-    const overload = await measureOverload(overloadConfig(config.mode), progress, {
-      databaseUrl: database?.url,
-      schemas,
-    });
+    const overload = await measureOverload(
+      overloadConfig(config.mode),
+      progress,
+      overloadOptions(database),
+    );
 
     const partial = {
       mode: config.mode,
@@ -321,7 +371,14 @@ async function main(): Promise<number> {
   }
 }
 
-(only === undefined ? main() : only === 'sqlite' ? sqliteOnly() : adapterRowsOnly(only)).then(
+(only === undefined
+  ? main()
+  : only === 'sqlite'
+    ? sqliteOnly()
+    : only === 'overload'
+      ? overloadOnly()
+      : adapterRowsOnly(only)
+).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, expect, test } from 'vitest';
 import { openLoop } from '../src/open-loop.js';
 
@@ -206,6 +206,53 @@ test('a warm-up on the same connections, answered before the measured schedule s
   // The measured run counts only the connections it opened itself.
   expect(connections).toBeGreaterThanOrEqual(2);
   expect(result.connectionsOpened).toBeLessThan(connections);
+});
+
+test('connections from the loopback addresses given, in turn', async () => {
+  const from = new Map<string, number>();
+  const url = await serve((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+  });
+  servers[0]?.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    from.set(address, (from.get(address) ?? 0) + 1);
+  });
+  const result = await openLoop({
+    url,
+    method: 'GET',
+    rate: 100,
+    seconds: 0.2,
+    preconnect: 6,
+    localAddresses: ['127.0.1.1', '127.0.1.2', '127.0.1.3'],
+  });
+  expect(result.status['2xx']).toBe(20);
+  // Six connections opened before the clock, two from each address.
+  expect(Object.fromEntries(from)).toEqual({ '127.0.1.1': 2, '127.0.1.2': 2, '127.0.1.3': 2 });
+});
+
+test("refusals: the API's 503 (JSON, Retry-After) apart from any other 503, and a body that ends with the connection", async () => {
+  let n = 0;
+  const url = await serve((_req, res) => {
+    n++;
+    if (n % 3 === 0) {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+      res.end('{"code":"service_unavailable"}');
+    } else if (n % 3 === 1) {
+      res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>busy</h1>');
+    } else {
+      // As HAProxy writes its error file: no length, the connection's end ends the body.
+      res.socket?.end(
+        'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\n\r\n{"code":"service_unavailable"}\n',
+      );
+    }
+  });
+  const result = await openLoop({ url, method: 'GET', rate: 90, seconds: 0.2 });
+  expect(result.errors).toBe(0);
+  expect(result.status['503']).toBe(18);
+  expect(result.badRefusals).toBe(6);
+  // The generator's own event loop, measured over the run.
+  expect(result.generatorLoopDelay.maxMs).toBeGreaterThan(0);
+  expect(result.generatorLoopDelay.maxMs).toBeGreaterThanOrEqual(result.generatorLoopDelay.p99Ms);
 });
 
 test('refuses anything but 127.0.0.1 over http', async () => {

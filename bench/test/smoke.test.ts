@@ -19,9 +19,10 @@ let outDir: string | undefined;
 
 let onlyDir: string | undefined;
 let sqliteDir: string | undefined;
+let overloadDir: string | undefined;
 
 afterAll(async () => {
-  for (const dir of [outDir, onlyDir, sqliteDir]) {
+  for (const dir of [outDir, onlyDir, sqliteDir, overloadDir]) {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   }
 });
@@ -31,6 +32,39 @@ const mtime = (path: string) =>
     (s) => s.mtimeMs,
     () => undefined,
   );
+
+/** Section 8 as a smoke run leaves it: every case measured, or skipped for a missing tool. */
+function expectOverload(overload: Results['overload']): void {
+  const measured = overload.cases.map((item) => item.name);
+  const skipped = overload.skipped.join('; ');
+  expect([...measured, skipped]).toEqual([
+    ...(skipped.includes('fleet memory list: no haproxy') ? [] : ['fleet memory list']),
+    'postgres keyed create',
+    'alone memory list',
+    skipped,
+  ]);
+  for (const item of overload.cases) {
+    expect(item.capacity.rps).toBeGreaterThan(0);
+    expect(item.modes.map((run) => run.mode)).toEqual(['defaults', 'tuned']);
+    for (const run of item.modes) {
+      expect(run.levels.map((level) => level.multiple)).toEqual(overload.multiples);
+      for (const level of run.levels) expect(level.goodputRatio).toBeGreaterThan(0);
+    }
+  }
+  const alone = overload.cases.find((item) => item.name === 'alone memory list');
+  expect(alone?.refusalCost?.rows.map((row) => row.key)).toEqual([
+    'request',
+    'shed',
+    'shed-unlogged',
+    'shed-new-connection',
+    'accept',
+  ]);
+  for (const row of alone?.refusalCost?.rows ?? []) expect(row.answers).toBeGreaterThan(0);
+}
+
+/** The defaults' goals: six where refusing is cheap (the fleet, PostgreSQL), two alone. */
+const overloadTargetCount = (overload: Results['overload']): number =>
+  overload.cases.reduce((sum, item) => sum + (item.name === 'alone memory list' ? 2 : 6), 0);
 
 interface Exit {
   readonly code: number | null;
@@ -64,7 +98,7 @@ function runSmoke(out: string, extra: readonly string[] = []): Promise<Exit> {
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 170_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 230_000);
     child.once('error', reject);
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -148,22 +182,13 @@ test('the smoke bench runs every measurement and leaves the committed results al
   expect(results.memory.bytesPerPet).toBeGreaterThan(0);
   expect(results.docsAssets.cases.map((row) => row.key)).toEqual(['old', 'br', 'floor', '304']);
   for (const row of results.docsAssets.cases) expect(row.medianRps).toBeGreaterThan(0);
-  // Past capacity: both cases, shedding off (the reference) and on, at every offered load.
-  expect(results.overload.cases.map((item) => item.name)).toEqual([
-    'memory list',
-    'postgres create',
-  ]);
-  for (const item of results.overload.cases) {
-    expect(item.capacity.rps).toBeGreaterThan(0);
-    expect(item.runs.map((run) => run.loadShedding === false)).toEqual([true, false]);
-    for (const run of item.runs) {
-      expect(run.levels.map((level) => level.multiple)).toEqual(results.overload.multiples);
-    }
-  }
+  // Past capacity: every case (the fleet where HAProxy is installed), defaults and tuned, at
+  // every offered load, and the alone case's refusal costs.
+  expectOverload(results.overload);
   // Every target appears with a verdict, though a smoke run enforces none.
   // Adapter rows 2 each but raw (reported, no target), the steady-state check, pages 2 each,
-  // PostgreSQL 2 per workload per path, SQLite 2 per workload, memory, docs asset 2, and 5
-  // goals per overload case with shedding on.
+  // PostgreSQL 2 per workload per path, SQLite 2 per workload, memory, docs asset 2, and the
+  // overload goals of the defaults (6 for the fleet and PostgreSQL, 2 alone).
   expect(results.targets.length).toBe(
     (results.adapterOverhead.length - 2) * 2 +
       1 +
@@ -172,7 +197,7 @@ test('the smoke bench runs every measurement and leaves the committed results al
       3 * 2 +
       1 +
       2 +
-      2 * 5,
+      overloadTargetCount(results.overload),
   );
   const markdown = await readFile(join(outDir, 'RESULTS.md'), 'utf8');
   expect(markdown).toContain('Smoke run');
@@ -193,7 +218,7 @@ test('the smoke bench runs every measurement and leaves the committed results al
     expect(await readFile(join(outDir, 'charts', chart), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>$/);
   }
   expect(await mtime(committedResults)).toBe(committedBefore);
-}, 190_000);
+}, 250_000);
 
 test('--only runs just the adapter rows of the frameworks named', async () => {
   onlyDir = await mkdtemp(join(tmpdir(), 'petstore-bench-test-only-'));
@@ -246,10 +271,29 @@ test('--only sqlite runs just the SQLite page rows and the SQLite section', asyn
   expect(await mtime(committedResults)).toBe(committedBefore);
 }, 60_000);
 
+test('--only overload runs just section 8', async () => {
+  overloadDir = await mkdtemp(join(tmpdir(), 'petstore-bench-test-overload-'));
+  const committedBefore = await mtime(committedResults);
+  const { code, output } = await runSmoke(overloadDir, ['--only', 'overload']);
+  expect(code, output).toBe(0);
+  const results = JSON.parse(await readFile(join(overloadDir, 'results.json'), 'utf8')) as Record<
+    string,
+    unknown
+  > &
+    Pick<Results, 'overload' | 'targets'>;
+  expect(results.only).toEqual(['overload']);
+  expect(results.adapterOverhead).toBeUndefined();
+  expectOverload(results.overload);
+  expect(results.targets).toHaveLength(overloadTargetCount(results.overload));
+  const markdown = await readFile(join(overloadDir, 'RESULTS.md'), 'utf8');
+  expect(markdown).toContain('(charts/overload.svg)');
+  expect(await mtime(committedResults)).toBe(committedBefore);
+}, 120_000);
+
 test('--only refuses a framework the bench does not know', async () => {
   const { code, output } = await runSmoke(tmpdir(), ['--only', 'koa']);
   expect(code).not.toBe(0);
   expect(output).toContain(
-    '--only takes express, hapi, node, fastify, raw; or sqlite alone; got koa',
+    '--only takes express, hapi, node, fastify, raw; or sqlite or overload alone; got koa',
   );
 }, 30_000);

@@ -1,35 +1,57 @@
 /**
- * Past capacity: what `@petstore/node` does when asked for more than one core
- * can answer. Per case (memory storage on the first page of the list;
- * PostgreSQL on creates): the capacity first, the most 2xx per second
- * autocannon's closed loop gets; then open-loop load (open-loop.ts: a fixed
- * arrival rate, latency from the scheduled time) at 0.5x, 1x, 1.5x and 3x of
- * it, each on a fresh server child after a warm-up at 0.5x, so a queue left by
- * one level cannot slow the next. Twice: the server as it is
- * (`loadShedding: false`) and with the core's load shedding on. Beside the
- * answers, the server's CPU (from /proc) and its heap and event-loop delay (a
- * probe in the child, sampled every 50 ms; see servers/overload.ts).
+ * Past capacity, measured where the load generator never limits: the service as users run it
+ * (`petstore-service`), every server under test in a CPU-quota group of its own (cgroup v1 `cpu`,
+ * see overload-deployments.ts), the open-loop generator (open-loop.ts) outside them, on the other
+ * core. Three cases:
+ *
+ * - fleet memory list: two instances on `memory:` behind the deploy's HAProxy;
+ * - postgres keyed create: one instance on PostgreSQL (its postmaster under a quota too);
+ * - alone memory list: one instance facing clients directly, with the cost of a refusal beside
+ *   the cost of a request (refusal-cost.ts).
+ *
+ * Per case: the capacity C, the most 2xx per second a closed loop (autocannon) gets under the
+ * quotas; then open-loop arrivals at 0.5x, 1x, 1.5x and 3x C, latency from each arrival's
+ * scheduled time, a 2 s deadline, with the service's defaults and tuned as docs/operations.md
+ * says, each `runs` times on a fresh deployment (levels in rising order; the defaults' first run
+ * on the capacity's own), medians over the runs.
+ * Beside the answers: the parts' CPU, the instances' heap and event loop, and whether the
+ * generator kept up (sent on time, read on time).
  */
-import type { BenchChild } from '../child.js';
+import { cpuGroupUnsupported } from '../cgroup.js';
 import { processCpuSeconds } from '../cpu-usage.js';
 import { AUTHORIZATION, CREATE_BODY, CREATE_PATH, LIST_PATH } from '../fixtures.js';
 import { load } from '../load.js';
 import { type OpenLoopResult, openLoop } from '../open-loop.js';
-import { benchSchema, seedPostgres } from '../postgres-seed.js';
+import {
+  createBenchDatabase,
+  type Deployment,
+  type DeploymentKind,
+  postmasterPid,
+  quotaPostgres,
+  startDeployment,
+} from '../overload-deployments.js';
 import type { Progress } from '../progress.js';
-import type { LoadSheddingOption, OverloadServerSpec, ServerProbe } from '../servers/overload.js';
-import { startServer } from '../servers/start.js';
-import { expectStatus, probe } from './http-probe.js';
+import type { ServerProbe } from '../servers/overload.js';
+import { median } from '../stats.js';
+import { measureRefusalCost, type RefusalCost } from './refusal-cost.js';
 
-export type OverloadCaseName = 'memory list' | 'postgres create';
+export type OverloadCaseName = 'fleet memory list' | 'postgres keyed create' | 'alone memory list';
+export const OVERLOAD_CASES: readonly OverloadCaseName[] = [
+  'fleet memory list',
+  'postgres keyed create',
+  'alone memory list',
+];
+export type OverloadModeName = 'defaults' | 'tuned';
 
 export interface OverloadConfig {
   readonly mode: 'full' | 'smoke';
-  /** Offered load as multiples of the capacity. */
+  /** Offered load as multiples of the capacity, in rising order. */
   readonly multiples: readonly number[];
+  /** Each mode's levels run this many times, each on a fresh deployment; medians over them. */
+  readonly runs: number;
   readonly capacity: {
-    /** autocannon's connections: memory, and PostgreSQL (as many as the pool). */
-    readonly connections: { readonly memory: number; readonly postgres: number };
+    /** autocannon's connections per case. */
+    readonly connections: Readonly<Record<DeploymentKind, number>>;
     readonly warmupSeconds: number;
     readonly secondsPerRun: number;
     /** The capacity is the best of these runs. */
@@ -37,65 +59,60 @@ export interface OverloadConfig {
     /** Smoke runs end by count (bounded by the seconds as well). */
     readonly maxRequestsPerRun?: number;
   };
-  /**
-   * Open-loop warm-up of each fresh server, at the lower of 0.5x and its level, on the
-   * connections the measured run then uses.
-   */
+  /** Open-loop warm-up before each level, at the lower of 0.5x and its level. */
   readonly warmupSeconds: number;
   readonly secondsPerLevel: number;
-  /**
-   * A fresh server child per level (and one for the capacity), so a queue left by one level
-   * cannot slow the next. Smoke runs share one child per shedding mode: starting a child
-   * takes longer than a smoke run's whole load.
-   */
-  readonly freshServerPerLevel: boolean;
   /** The generator's cap on open connections; arrivals past it are dropped. */
   readonly maxConnections: number;
-  /**
-   * Connections the generator opens before each run's clock starts (see open-loop.ts). All of
-   * them in full runs: a server pause (a garbage collection) otherwise makes the arrivals meanwhile
-   * open hundreds of connections at once, past node:http's listen backlog (511), and the kernel
-   * drops those connects, retried a second later: 1 s latencies at half the capacity that
-   * measure the accept queue, not the server.
-   */
+  /** Connections opened before each run's clock starts (open-loop.ts). */
   readonly preconnect: number;
   /** From the scheduled time; later is timed out. */
   readonly deadlineMs: number;
-  /** The PostgreSQL storage's pool. */
-  readonly poolMax: number;
   /**
-   * What `loadShedding` gets in each case's runs with shedding on: the core's defaults in
-   * memory (event-loop delay); on PostgreSQL a limit on requests in flight too, a few times the
-   * pool, as docs/operations.md advises, since there the queue forms in the pool.
+   * Loopback addresses the generator's connections come from (127.0.1.1 ...): many clients, so
+   * the instances' and the balancer's caps per address see what they would.
    */
-  readonly loadShedding: Readonly<Record<OverloadCaseName, Exclude<LoadSheddingOption, false>>>;
+  readonly clientAddresses: number;
+  /** CPUs of each quota: an instance of each case, and PostgreSQL. */
+  readonly quotas: Readonly<Record<DeploymentKind, number>> & { readonly postmaster: number };
+  /** Demo pets each instance seeds (a full list page). */
+  readonly seedPets: number;
+  /** The refusal-cost runs (closed loop, rounds interleaved) of the alone case. */
+  readonly refusal: {
+    readonly connections: number;
+    readonly seconds: number;
+    readonly rounds: number;
+  };
 }
 
 export const OVERLOAD_FULL: OverloadConfig = {
   mode: 'full',
   multiples: [0.5, 1, 1.5, 3],
+  runs: 2,
   capacity: {
-    connections: { memory: 20, postgres: 16 },
+    connections: { fleet: 40, postgres: 32, alone: 20 },
     warmupSeconds: 4,
     secondsPerRun: 4,
     runs: 2,
   },
   warmupSeconds: 2,
   secondsPerLevel: 4,
-  freshServerPerLevel: true,
-  maxConnections: 1024,
+  maxConnections: 4096,
   preconnect: 1024,
   deadlineMs: 2000,
-  poolMax: 16,
-  loadShedding: { 'memory list': {}, 'postgres create': { maxInFlight: 4 * 16 } },
+  clientAddresses: 64,
+  quotas: { fleet: 0.1, postgres: 0.5, alone: 0.15, postmaster: 0.15 },
+  seedPets: 100,
+  refusal: { connections: 16, seconds: 3, rounds: 3 },
 };
 
-/** The same code paths in about two seconds of load per case (plus the children's starts). */
+/** The same code paths in seconds: tiny loads, one run. */
 export const OVERLOAD_SMOKE: OverloadConfig = {
   mode: 'smoke',
   multiples: [0.5, 1, 1.5, 3],
+  runs: 1,
   capacity: {
-    connections: { memory: 4, postgres: 4 },
+    connections: { fleet: 4, postgres: 4, alone: 4 },
     warmupSeconds: 0,
     secondsPerRun: 10,
     runs: 1,
@@ -103,134 +120,236 @@ export const OVERLOAD_SMOKE: OverloadConfig = {
   },
   warmupSeconds: 0.05,
   secondsPerLevel: 0.15,
-  freshServerPerLevel: false,
   maxConnections: 256,
   preconnect: 16,
   deadlineMs: 1000,
-  poolMax: 4,
-  loadShedding: { 'memory list': {}, 'postgres create': { maxInFlight: 4 * 4 } },
+  clientAddresses: 8,
+  quotas: { fleet: 0.1, postgres: 0.5, alone: 0.15, postmaster: 0.15 },
+  seedPets: 30,
+  refusal: { connections: 2, seconds: 0.3, rounds: 1 },
 };
 
 export const overloadConfig = (mode: 'full' | 'smoke'): OverloadConfig =>
   mode === 'full' ? OVERLOAD_FULL : OVERLOAD_SMOKE;
 
-const capacitySeconds = ({ mode, capacity }: OverloadConfig): number =>
-  mode === 'full' ? capacity.warmupSeconds + capacity.runs * capacity.secondsPerRun : 0.5;
-
-/**
- * Seconds the measurement should take per case, for the ETA (`progress.plan` it once per
- * case). The children's starts and the drain after each level are in the slack.
- */
-export const overloadPlannedSeconds = (config: OverloadConfig): number =>
-  capacitySeconds(config) +
-  2 * config.multiples.length * (config.warmupSeconds + config.secondsPerLevel);
+/** Seconds per case, for the ETA: capacity, two modes' runs and the starts (about 3 s each). */
+export const overloadPlannedSeconds = (config: OverloadConfig): number => {
+  const capacity =
+    config.mode === 'full'
+      ? config.capacity.warmupSeconds + config.capacity.runs * config.capacity.secondsPerRun
+      : 0.5;
+  const level = config.warmupSeconds + config.secondsPerLevel + 1;
+  return capacity + 2 * config.runs * (3 + config.multiples.length * level);
+};
 
 export interface OverloadCapacity {
   /** The best 2xx/s of the closed-loop runs: what 1x means. */
   readonly rps: number;
   readonly runs: number[];
+  readonly p50Ms: number;
   readonly p99Ms: number;
   readonly connections: number;
 }
 
-/** One offered load on one fresh server. */
+/** One offered load, one run. */
 export interface OverloadLevel {
-  /** Offered load over the capacity. */
   readonly multiple: number;
   readonly load: OpenLoopResult;
   /** Goodput over the capacity. */
   readonly goodputRatio: number;
-  /** CPU seconds of the server process per second of the run (to its last answer); null without /proc. */
-  readonly serverCpuShare: number | null;
-  /** The server's heap and event loop over the run; null when the child did not answer. */
+  /** CPU seconds per second of the run (to its last answer): 1.00 is one core. */
+  readonly cpu: {
+    readonly instances: number | null;
+    readonly balancer: number | null;
+    readonly postgres: number | null;
+  };
+  /** The instances' heap and event loop (the worst instance); null when one did not answer. */
   readonly server: ServerProbe | null;
 }
 
-export interface OverloadRun {
-  /** `false`: the server as it is; otherwise what `loadShedding` was given. */
-  readonly loadShedding: LoadSheddingOption;
-  readonly levels: OverloadLevel[];
+/** One level's medians over the runs. */
+export interface OverloadLevelSummary {
+  readonly multiple: number;
+  readonly offeredRps: number;
+  readonly goodputRatio: number;
+  readonly p50Ms2xx: number;
+  readonly p99Ms2xx: number;
+  /** 2xx and 503 together. */
+  readonly p99MsAnswered: number;
+  readonly refused: number;
+  /** 503s without the API's JSON body type and Retry-After, and any other status. */
+  readonly badAnswers: number;
+  /** Timed out, reset or closed mid-request, or dropped at the generator's cap. */
+  readonly unanswered: number;
+  readonly scheduled: number;
+  /** The largest heapUsed (young generation included) of any instance. */
+  readonly heapPeakBytes: number;
+  /** The largest live heap (after a full collection, under the load): what the heap target reads. */
+  readonly liveHeapBytes: number;
+  readonly instancesCpu: number;
+  readonly generator: GeneratorCheck;
+}
+
+/** Whether the generator kept up: what it sent on time, and how late its own loop ran (reads). */
+export interface GeneratorCheck {
+  /** Sent or dropped per second of its window, over the offered rate. */
+  readonly handledShare: number;
+  readonly sendLagP99Ms: number;
+  readonly loopDelayP99Ms: number;
+  readonly unsent: number;
+  readonly keptUp: boolean;
+}
+
+export interface OverloadModeRun {
+  readonly mode: OverloadModeName;
+  /** What the mode sets beside the defaults (environment variables), for the report. */
+  readonly settings: Readonly<Record<string, string>>;
+  /** Every run's levels, in order. */
+  readonly runs: OverloadLevel[][];
+  readonly levels: OverloadLevelSummary[];
 }
 
 export interface OverloadCase {
   readonly name: OverloadCaseName;
   readonly method: 'GET' | 'POST';
   readonly path: string;
+  /** Each instance's quota and PostgreSQL's, in CPUs; undefined: none. */
+  readonly quotas: { readonly instance?: number; readonly postgres?: number };
   readonly capacity: OverloadCapacity;
-  /** Shedding off, then on. */
-  readonly runs: OverloadRun[];
+  /** Defaults, then tuned. */
+  readonly modes: OverloadModeRun[];
+  /** The alone case: the cost of a refusal beside the cost of a request. */
+  readonly refusalCost?: RefusalCost;
 }
 
 export interface OverloadResults {
   readonly mode: 'full' | 'smoke';
   readonly multiples: readonly number[];
+  readonly runs: number;
   readonly warmupSeconds: number;
   readonly secondsPerLevel: number;
   readonly maxConnections: number;
   readonly deadlineMs: number;
-  readonly poolMax: number;
+  readonly clientAddresses: number;
   readonly cases: OverloadCase[];
-  /** Cases left out, and why (no PostgreSQL). */
+  /** Cases left out, and why. */
   readonly skipped: string[];
+  /** What the reader must know (no quotas, a generator that fell behind). */
+  readonly notes: string[];
 }
 
 export interface OverloadOptions {
   /** PostgreSQL on 127.0.0.1; without it the PostgreSQL case is skipped. */
   readonly databaseUrl?: string | undefined;
-  /** Schemas this creates are pushed here, for the caller to drop. */
-  readonly schemas?: string[];
-  /** Only these cases (default both). */
+  /** Whether the bench started that server itself (only then is its postmaster put under a quota). */
+  readonly ownDatabase?: boolean;
+  /** Only these cases (default all). */
   readonly cases?: readonly OverloadCaseName[];
+  /** Whether HAProxy is here (the fleet case needs it). */
+  readonly haproxy?: boolean;
+}
+
+/** Limits of the generator check: sent on time, read on time. */
+export const GENERATOR_LIMITS = { handledShare: 0.95, sendLagP99Ms: 10, loopDelayP99Ms: 10 };
+
+export function generatorCheck(run: OpenLoopResult): GeneratorCheck {
+  const handledShare = (run.sent + run.dropped) / run.sendWindowSeconds / run.offeredRps;
+  const sendLagP99Ms = Number.isNaN(run.sendLag.p99Ms) ? 0 : run.sendLag.p99Ms;
+  const loopDelayP99Ms = run.generatorLoopDelay.p99Ms;
+  return {
+    handledShare,
+    sendLagP99Ms,
+    loopDelayP99Ms,
+    unsent: run.unsent,
+    keptUp:
+      handledShare >= GENERATOR_LIMITS.handledShare &&
+      sendLagP99Ms <= GENERATOR_LIMITS.sendLagP99Ms &&
+      loopDelayP99Ms <= GENERATOR_LIMITS.loopDelayP99Ms &&
+      run.unsent === 0,
+  };
 }
 
 interface CaseSetup {
   readonly name: OverloadCaseName;
+  readonly kind: DeploymentKind;
   readonly method: 'GET' | 'POST';
   readonly path: string;
+  readonly keyed: boolean;
   readonly expected: number;
-  readonly connections: number;
-  readonly spec: (loadShedding: LoadSheddingOption) => OverloadServerSpec;
 }
 
-const startOverloadServer = (spec: OverloadServerSpec): Promise<BenchChild> => startServer(spec);
+const SETUPS: Readonly<Record<OverloadCaseName, CaseSetup>> = {
+  'fleet memory list': {
+    name: 'fleet memory list',
+    kind: 'fleet',
+    method: 'GET',
+    path: LIST_PATH,
+    keyed: false,
+    expected: 200,
+  },
+  'postgres keyed create': {
+    name: 'postgres keyed create',
+    kind: 'postgres',
+    method: 'POST',
+    path: CREATE_PATH,
+    keyed: true,
+    expected: 201,
+  },
+  'alone memory list': {
+    name: 'alone memory list',
+    kind: 'alone',
+    method: 'GET',
+    path: LIST_PATH,
+    keyed: false,
+    expected: 200,
+  },
+};
 
-const url = (child: BenchChild, path: string) => `http://127.0.0.1:${child.port}${path}`;
-
-function request(setup: CaseSetup) {
-  return setup.method === 'GET'
+const requestOf = (setup: CaseSetup) =>
+  setup.method === 'GET'
     ? { method: 'GET' as const, headers: { authorization: AUTHORIZATION } }
     : {
         method: 'POST' as const,
         headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' },
         body: CREATE_BODY,
       };
+
+/**
+ * What "tuned" sets, from docs/operations.md: the fleet's queue timeout halved (250 ms: a shorter
+ * wait for what the balancer serves at overload); on PostgreSQL an in-flight limit of 2 x the pool
+ * (20) instead of 4 x; alone, a loop delay limit of 200 ms (for a 2 s client deadline).
+ */
+function tunedSettings(setup: CaseSetup): {
+  env: Record<string, string>;
+  balancer: Record<string, string>;
+} {
+  switch (setup.kind) {
+    case 'fleet':
+      return { env: {}, balancer: { PETSTORE_QUEUE_TIMEOUT: '250ms' } };
+    case 'postgres':
+      return { env: { LOAD_SHEDDING_MAX_IN_FLIGHT: '20' }, balancer: {} };
+    case 'alone':
+      return { env: { LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '200' }, balancer: {} };
+  }
 }
 
-/** One request first: a server that answers something else would make every figure wrong. */
-async function checkAnswers(setup: CaseSetup, child: BenchChild): Promise<void> {
-  const { method, headers, body } = { body: undefined, ...request(setup) };
-  const answer = await probe(url(child, setup.path), {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body }),
-  });
-  expectStatus(`overload ${setup.name}`, answer, setup.expected);
-}
+/** The loopback addresses the generator's connections come from. */
+const clientAddresses = (count: number): string[] =>
+  Array.from({ length: count }, (_, n) => `127.0.1.${n + 1}`);
 
-/** The capacity, on `child` (shedding off). */
 async function measureCapacity(
   config: OverloadConfig,
-  progress: Progress,
   setup: CaseSetup,
-  child: BenchChild,
+  deployment: Deployment,
 ): Promise<OverloadCapacity> {
   const { warmupSeconds, secondsPerRun, runs, maxRequestsPerRun } = config.capacity;
-  await checkAnswers(setup, child);
+  const connections = config.capacity.connections[setup.kind];
   const run = (seconds: number) =>
     load({
-      url: url(child, setup.path),
-      ...request(setup),
-      connections: setup.connections,
+      url: `${deployment.url}${setup.path}`,
+      ...requestOf(setup),
+      idempotencyKeys: setup.keyed,
+      connections,
       seconds,
       maxRequests: maxRequestsPerRun,
     });
@@ -238,212 +357,365 @@ async function measureCapacity(
   const results = [];
   for (let index = 0; index < runs; index++) {
     const result = await run(secondsPerRun);
-    if (result.failures > 0 || result.requests === 0) {
-      throw new Error(
-        `overload ${setup.name} capacity: ${result.failures} failed, ${result.requests} succeeded`,
-      );
+    if (result.requests === 0) {
+      throw new Error(`overload ${setup.name} capacity: no 2xx (${result.failures} failed)`);
     }
     results.push(result);
   }
   const best = results.reduce((a, b) => (b.rps > a.rps ? b : a));
-  progress.log(
-    `overload ${setup.name}: capacity ${Math.round(best.rps)} req/s (closed loop, ${setup.connections} connections, p99 ${best.p99Ms.toFixed(2)} ms)`,
-  );
   return {
     rps: best.rps,
     runs: results.map((result) => result.rps),
+    p50Ms: best.p50Ms,
     p99Ms: best.p99Ms,
-    connections: setup.connections,
+    connections,
   };
+}
+
+interface CpuReaders {
+  readonly instances: () => number | undefined;
+  readonly balancer: () => number | undefined;
+  readonly postgres: () => number | undefined;
 }
 
 async function measureLevel(
   config: OverloadConfig,
   setup: CaseSetup,
+  deployment: Deployment,
   capacity: number,
   multiple: number,
-  child: BenchChild,
+  readers: CpuReaders,
 ): Promise<OverloadLevel> {
-  await checkAnswers(setup, child);
-  let cpuBefore: number | undefined;
-  // The warm-up runs on the same connections, so the measured run starts with every one of
-  // them accepted and used by the server.
+  let before = { instances: undefined, balancer: undefined, postgres: undefined } as Record<
+    keyof CpuReaders,
+    number | undefined
+  >;
   const result = await openLoop({
-    url: url(child, setup.path),
-    ...request(setup),
+    url: `${deployment.url}${setup.path}`,
+    ...requestOf(setup),
+    idempotencyKeys: setup.keyed,
     rate: capacity * multiple,
     seconds: config.secondsPerLevel,
     maxConnections: config.maxConnections,
     preconnect: config.preconnect,
     deadlineMs: config.deadlineMs,
+    localAddresses: clientAddresses(config.clientAddresses),
     warmup: { rate: capacity * Math.min(0.5, multiple), seconds: config.warmupSeconds },
     beforeMeasure: async () => {
-      await child.request({ type: 'overload-probe', action: 'start' }, 30_000);
-      cpuBefore = processCpuSeconds(child.pid);
+      // The live heap three quarters into the run, while the load is on.
+      await deployment.probe('start', config.secondsPerLevel * 750);
+      before = {
+        instances: readers.instances(),
+        balancer: readers.balancer(),
+        postgres: readers.postgres(),
+      };
     },
   });
-  const cpuAfter = processCpuSeconds(child.pid);
+  const share = (part: keyof CpuReaders): number | null => {
+    const [start, end] = [before[part], readers[part]()];
+    return start === undefined || end === undefined ? null : (end - start) / result.elapsedSeconds;
+  };
+  const cpu = {
+    instances: share('instances'),
+    balancer: share('balancer'),
+    postgres: share('postgres'),
+  };
+  const server = await deployment.probe('read');
   if (result.warmup !== undefined && result.warmup['2xx'] === 0) {
     throw new Error(`overload ${setup.name} at ${multiple}x: no 2xx answer in the warm-up`);
   }
-  // A child that cannot answer within the deadline left a queue behind: say so with null.
-  const server = (await child
-    .request({ type: 'overload-probe', action: 'read' }, 30_000)
-    .catch(() => null)) as ServerProbe | null;
+  return { multiple, load: result, goodputRatio: result.goodputRps / capacity, cpu, server };
+}
+
+/** A level's medians over its runs. */
+export function summarize(levels: readonly OverloadLevel[]): OverloadLevelSummary {
+  const of = (pick: (level: OverloadLevel) => number) => median(levels.map(pick));
+  const first = levels[0] as OverloadLevel;
+  const checks = levels.map((level) => generatorCheck(level.load));
   return {
-    multiple,
-    load: result,
-    goodputRatio: result.goodputRps / capacity,
-    serverCpuShare:
-      cpuBefore === undefined || cpuAfter === undefined
-        ? null
-        : (cpuAfter - cpuBefore) / result.elapsedSeconds,
-    server,
+    multiple: first.multiple,
+    offeredRps: first.load.offeredRps,
+    goodputRatio: of((level) => level.goodputRatio),
+    p50Ms2xx: of((level) => level.load.latency2xx.p50Ms),
+    p99Ms2xx: of((level) => level.load.latency2xx.p99Ms),
+    p99MsAnswered: of((level) => level.load.latencyAnswered.p99Ms),
+    refused: of((level) => level.load.status['503']),
+    badAnswers: of((level) => level.load.badRefusals + level.load.status.other),
+    unanswered: of((level) => level.load.timedOut + level.load.errors + level.load.dropped),
+    scheduled: of((level) => level.load.scheduled),
+    heapPeakBytes: of((level) => level.server?.heapUsedMaxBytes ?? Number.NaN),
+    liveHeapBytes: of((level) => level.server?.liveHeapBytes ?? Number.NaN),
+    instancesCpu: of((level) => level.cpu.instances ?? Number.NaN),
+    generator: {
+      handledShare: median(checks.map((check) => check.handledShare)),
+      sendLagP99Ms: median(checks.map((check) => check.sendLagP99Ms)),
+      loopDelayP99Ms: median(checks.map((check) => check.loopDelayP99Ms)),
+      unsent: median(checks.map((check) => check.unsent)),
+      keptUp: checks.every((check) => check.keptUp),
+    },
   };
-}
-
-/** Starts `count` children of one spec together (before any load), or none if one fails. */
-async function startChildren(spec: OverloadServerSpec, count: number): Promise<BenchChild[]> {
-  const children = await Promise.allSettled(
-    Array.from({ length: count }, () => startOverloadServer(spec)),
-  );
-  const started = children.flatMap((child) => (child.status === 'fulfilled' ? [child.value] : []));
-  const failed = children.find((child) => child.status === 'rejected');
-  if (failed === undefined) return started;
-  await Promise.all(started.map((child) => child.stop()));
-  throw failed.reason;
-}
-
-/**
- * Every level of one shedding mode, each on a child of its own (`children[i]`) or all on
- * `children[0]` (smoke). The capacity, first, on a child of its own, or on `children[0]` when
- * shared (shedding off).
- */
-async function measureRun(
-  config: OverloadConfig,
-  progress: Progress,
-  setup: CaseSetup,
-  capacity: number,
-  loadShedding: LoadSheddingOption,
-  children: readonly BenchChild[],
-): Promise<OverloadRun> {
-  const label = `overload ${setup.name}, shedding ${loadShedding === false ? 'off' : 'on'}`;
-  const levels: OverloadLevel[] = [];
-  for (const [index, multiple] of config.multiples.entries()) {
-    const child = (children[index] ?? children[0]) as BenchChild;
-    const level = await measureLevel(config, setup, capacity, multiple, child);
-    if (children.length > 1) await child.stop();
-    levels.push(level);
-    progress.done(config.warmupSeconds + config.secondsPerLevel);
-    progress.log(`${label}: ${describeLevel(level)}`);
-  }
-  return { loadShedding, levels };
-}
-
-/** One case: its capacity, then every level with shedding off and on. */
-async function measureCase(
-  config: OverloadConfig,
-  progress: Progress,
-  setup: CaseSetup,
-): Promise<OverloadCase> {
-  const perMode = config.freshServerPerLevel ? config.multiples.length : 1;
-  const children: BenchChild[] = [];
-  try {
-    progress.log(`overload ${setup.name}: measuring the capacity (closed loop)`);
-    // With fresh servers, one more for the capacity.
-    const fresh = config.freshServerPerLevel;
-    const off = await startChildren(setup.spec(false), perMode + (fresh ? 1 : 0));
-    children.push(...off);
-    const forCapacity = (fresh ? off.pop() : off[0]) as BenchChild;
-    const capacity = await measureCapacity(config, progress, setup, forCapacity);
-    if (fresh) await forCapacity.stop();
-    progress.done(capacitySeconds(config));
-    const runs = [await measureRun(config, progress, setup, capacity.rps, false, off)];
-    await Promise.all(off.map((child) => child.stop()));
-    const on = await startChildren(setup.spec(config.loadShedding[setup.name]), perMode);
-    children.push(...on);
-    runs.push(
-      await measureRun(config, progress, setup, capacity.rps, config.loadShedding[setup.name], on),
-    );
-    return { name: setup.name, method: setup.method, path: setup.path, capacity, runs };
-  } finally {
-    await Promise.all(children.map((child) => child.stop()));
-  }
 }
 
 /** One line of progress for a level. */
 export function describeLevel(level: OverloadLevel): string {
   const { load: run } = level;
   const ms = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(1));
-  const heap = level.server === null ? '?' : (level.server.heapUsedMaxBytes / 2 ** 20).toFixed(0);
+  const heap =
+    level.server === null
+      ? '?'
+      : `${(level.server.heapUsedMaxBytes / 2 ** 20).toFixed(0)} (live ${((level.server.liveHeapBytes ?? Number.NaN) / 2 ** 20).toFixed(0)})`;
+  const check = generatorCheck(run);
   return (
     `${level.multiple}x (${Math.round(run.offeredRps)}/s offered, ${Math.round(run.sentRps)}/s sent): ` +
     `goodput ${Math.round(run.goodputRps)}/s (${level.goodputRatio.toFixed(2)}x), ` +
     `2xx p50/p99 ${ms(run.latency2xx.p50Ms)}/${ms(run.latency2xx.p99Ms)} ms, ` +
-    `503 ${run.status['503']} (p99 ${ms(run.latency503.p99Ms)} ms), other ${run.status.other}, ` +
+    `503 ${run.status['503']} (bad ${run.badRefusals}, p99 ${ms(run.latency503.p99Ms)} ms), other ${run.status.other}, ` +
     `dropped ${run.dropped}, timed out ${run.timedOut}, errors ${run.errors}, ` +
-    `max heap ${heap} MiB, server CPU ${level.serverCpuShare === null ? '?' : level.serverCpuShare.toFixed(2)}`
+    `max heap ${heap} MiB, CPU instances ${level.cpu.instances?.toFixed(2) ?? '?'}` +
+    `${level.cpu.balancer === null ? '' : ` haproxy ${level.cpu.balancer.toFixed(2)}`}` +
+    `${level.cpu.postgres === null ? '' : ` postgres ${level.cpu.postgres.toFixed(2)}`}, ` +
+    `generator ${check.keptUp ? 'kept up' : 'FELL BEHIND'} (lag p99 ${ms(check.sendLagP99Ms)} ms, loop p99 ${ms(check.loopDelayP99Ms)} ms)`
   );
 }
 
+interface Quotas {
+  readonly instanceCpus: number | undefined;
+  /** PostgreSQL's quota group's CPU seconds, when it has one. */
+  readonly postgresSeconds: () => number | undefined;
+}
+
+async function measureMode(
+  config: OverloadConfig,
+  progress: Progress,
+  setup: CaseSetup,
+  capacity: number,
+  mode: OverloadModeName,
+  settings: { env: Record<string, string>; balancer: Record<string, string> },
+  quotas: Quotas,
+  databaseUrl: string | undefined,
+  first?: Deployment,
+): Promise<OverloadModeRun> {
+  const runs: OverloadLevel[][] = [];
+  for (let run = 0; run < config.runs; run++) {
+    const deployment =
+      run === 0 && first !== undefined
+        ? first
+        : await startDeployment({
+            kind: setup.kind,
+            instanceCpus: quotas.instanceCpus,
+            env: settings.env,
+            balancerSettings: settings.balancer,
+            databaseUrl,
+            seedPets: config.seedPets,
+          });
+    try {
+      const readers: CpuReaders = {
+        instances: () => deployment.cpuSeconds().instances ?? sumCpu(deployment),
+        balancer: () =>
+          deployment.balancer === undefined
+            ? undefined
+            : processCpuSeconds(deployment.balancer.pid),
+        postgres: quotas.postgresSeconds,
+      };
+      const levels: OverloadLevel[] = [];
+      for (const multiple of config.multiples) {
+        const level = await measureLevel(config, setup, deployment, capacity, multiple, readers);
+        levels.push(level);
+        progress.done(config.warmupSeconds + config.secondsPerLevel + 1);
+        progress.log(`overload ${setup.name}, ${mode}, run ${run + 1}: ${describeLevel(level)}`);
+      }
+      runs.push(levels);
+    } finally {
+      await deployment.stop();
+    }
+    progress.done(3);
+  }
+  const levels = config.multiples.map((_, index) =>
+    summarize(runs.map((levels) => levels[index] as OverloadLevel)),
+  );
+  return { mode, settings: { ...settings.env, ...settings.balancer }, runs, levels };
+}
+
+/** The instances' CPU from /proc when there is no quota group to read it from. */
+function sumCpu(deployment: Deployment): number | undefined {
+  let total = 0;
+  for (const instance of deployment.instances) {
+    const seconds = processCpuSeconds(instance.pid);
+    if (seconds === undefined) return undefined;
+    total += seconds;
+  }
+  return total;
+}
+
+async function measureCase(
+  config: OverloadConfig,
+  progress: Progress,
+  setup: CaseSetup,
+  quotas: Quotas,
+  databaseUrl: string | undefined,
+): Promise<OverloadCase> {
+  progress.log(`overload ${setup.name}: measuring the capacity (closed loop, under the quotas)`);
+  const deployment = await startDeployment({
+    kind: setup.kind,
+    instanceCpus: quotas.instanceCpus,
+    env: {},
+    databaseUrl,
+    seedPets: config.seedPets,
+  });
+  let capacity: OverloadCapacity;
+  try {
+    capacity = await measureCapacity(config, setup, deployment);
+  } catch (error) {
+    await deployment.stop();
+    throw error;
+  }
+  progress.log(
+    `overload ${setup.name}: capacity ${Math.round(capacity.rps)} 2xx/s (closed loop, ${capacity.connections} connections, p50 ${capacity.p50Ms.toFixed(2)} ms)`,
+  );
+  // The defaults' first run on the same deployment: a closed loop leaves no queue behind.
+  const defaults = await measureMode(
+    config,
+    progress,
+    setup,
+    capacity.rps,
+    'defaults',
+    { env: {}, balancer: {} },
+    quotas,
+    databaseUrl,
+    deployment,
+  );
+  const tuned = await measureMode(
+    config,
+    progress,
+    setup,
+    capacity.rps,
+    'tuned',
+    tunedSettings(setup),
+    quotas,
+    databaseUrl,
+  );
+  const refusalCost =
+    setup.kind === 'alone'
+      ? await measureRefusalCost(
+          { ...config.refusal, seedPets: config.seedPets },
+          progress,
+          quotas.instanceCpus,
+        )
+      : undefined;
+  return {
+    name: setup.name,
+    method: setup.method,
+    path: setup.path,
+    quotas: {
+      ...(quotas.instanceCpus === undefined ? {} : { instance: quotas.instanceCpus }),
+      ...(setup.kind === 'postgres' && quotas.postgresSeconds() !== undefined
+        ? { postgres: config.quotas.postmaster }
+        : {}),
+    },
+    capacity,
+    modes: [defaults, tuned],
+    ...(refusalCost === undefined ? {} : { refusalCost }),
+  };
+}
+
 /**
- * The memory list and the PostgreSQL create past capacity, with the core's
- * load shedding off and on. `databaseUrl` missing: the PostgreSQL case is skipped.
+ * Every case past capacity. Without a writable cgroup v1 cpu controller a full run skips the
+ * section (say why), a smoke run measures without quotas (the note says so); without HAProxy or
+ * PostgreSQL their case is skipped.
  */
 export async function measureOverload(
   config: OverloadConfig,
   progress: Progress,
   options: OverloadOptions = {},
 ): Promise<OverloadResults> {
-  const wanted = options.cases ?? ['memory list', 'postgres create'];
   const cases: OverloadCase[] = [];
   const skipped: string[] = [];
-  for (const name of wanted) {
-    let setup: CaseSetup;
-    if (name === 'memory list') {
-      setup = {
-        name,
-        method: 'GET',
-        path: LIST_PATH,
-        expected: 200,
-        connections: config.capacity.connections.memory,
-        spec: (loadShedding) => ({ kind: 'node-ours-overload', loadShedding }),
-      };
-    } else {
-      const databaseUrl = options.databaseUrl;
-      if (databaseUrl === undefined) {
-        skipped.push(`${name}: no PostgreSQL`);
-        continue;
-      }
-      const schema = benchSchema('overload');
-      options.schemas?.push(schema);
-      await seedPostgres(databaseUrl, schema, 1_000);
-      setup = {
-        name,
-        method: 'POST',
-        path: CREATE_PATH,
-        expected: 201,
-        connections: config.capacity.connections.postgres,
-        spec: (loadShedding) => ({
-          kind: 'node-ours-postgres-overload',
-          loadShedding,
-          databaseUrl,
-          schema,
-          poolMax: config.poolMax,
-        }),
-      };
-    }
-    cases.push(await measureCase(config, progress, setup));
-  }
-  return {
+  const notes: string[] = [];
+  const noQuota = cpuGroupUnsupported();
+  const results = (): OverloadResults => ({
     mode: config.mode,
     multiples: config.multiples,
+    runs: config.runs,
     warmupSeconds: config.warmupSeconds,
     secondsPerLevel: config.secondsPerLevel,
     maxConnections: config.maxConnections,
     deadlineMs: config.deadlineMs,
-    poolMax: config.poolMax,
+    clientAddresses: config.clientAddresses,
     cases,
     skipped,
-  };
+    notes,
+  });
+  if (noQuota !== undefined) {
+    if (config.mode === 'full') {
+      skipped.push(`every case: no CPU quota can be set here (${noQuota})`);
+      return results();
+    }
+    notes.push(`No CPU quotas (${noQuota}): servers and generator shared the cores.`);
+  }
+  for (const name of options.cases ?? OVERLOAD_CASES) {
+    const setup = SETUPS[name];
+    if (setup.kind === 'fleet' && options.haproxy === false) {
+      skipped.push(`${name}: no haproxy binary`);
+      continue;
+    }
+    const instanceCpus = noQuota === undefined ? config.quotas[setup.kind] : undefined;
+    if (setup.kind !== 'postgres') {
+      cases.push(
+        await measureCase(
+          config,
+          progress,
+          setup,
+          { instanceCpus, postgresSeconds: () => undefined },
+          undefined,
+        ),
+      );
+      continue;
+    }
+    if (options.databaseUrl === undefined) {
+      skipped.push(`${name}: no PostgreSQL`);
+      continue;
+    }
+    cases.push(
+      await measurePostgresCase(config, progress, setup, options, instanceCpus, noQuota, notes),
+    );
+  }
+  return results();
+}
+
+async function measurePostgresCase(
+  config: OverloadConfig,
+  progress: Progress,
+  setup: CaseSetup,
+  options: OverloadOptions,
+  instanceCpus: number | undefined,
+  noQuota: string | undefined,
+  notes: string[],
+): Promise<OverloadCase> {
+  const adminUrl = options.databaseUrl as string;
+  const database = await createBenchDatabase(adminUrl);
+  const postmaster =
+    options.ownDatabase === true && noQuota === undefined
+      ? await postmasterPid(adminUrl)
+      : undefined;
+  if (postmaster === undefined) {
+    notes.push(
+      `${setup.name}: PostgreSQL ran without a quota (${noQuota ?? (options.ownDatabase === true ? 'its postmaster was not found' : 'a server of BENCH_DATABASE_URL, not the bench’s own')}).`,
+    );
+  }
+  const quota =
+    postmaster === undefined
+      ? undefined
+      : await quotaPostgres(postmaster, config.quotas.postmaster);
+  try {
+    return await measureCase(
+      config,
+      progress,
+      setup,
+      { instanceCpus, postgresSeconds: () => quota?.group.usageSeconds() },
+      database.url,
+    );
+  } finally {
+    await quota?.release();
+    await database.drop();
+  }
 }

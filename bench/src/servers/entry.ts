@@ -30,7 +30,6 @@ import {
   oursNodeServer,
   seededMemoryStorage,
 } from './ours.js';
-import { overloadProbe, overloadServer } from './overload.js';
 import { rawNodeServer } from './raw-node.js';
 import type { ServerSpec } from './spec.js';
 
@@ -159,11 +158,6 @@ async function start(spec: ServerSpec): Promise<Running> {
     }
     case 'docs-assets':
       return runNode(await docsAssetsServer());
-    case 'node-ours-overload':
-    case 'node-ours-postgres-overload': {
-      const { server, storage } = await overloadServer(spec);
-      return runNode(server, storage);
-    }
     case 'node-ours-sqlite': {
       const storage = createSqliteStorage({ path: spec.path });
       return runNode(oursNodeServer(benchStore(storage)), storage);
@@ -195,12 +189,6 @@ process.on('message', (message: { type?: string }) => {
     delay.enable();
   } else delay.reset();
   send({ type: 'result', value });
-});
-
-// The past-capacity measurement's probe of heap and event loop (servers/overload.ts).
-process.on('message', (message: unknown) => {
-  const value = overloadProbe(message);
-  if (value !== undefined) send({ type: 'result', value });
 });
 
 start(spec).then(

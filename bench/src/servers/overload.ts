@@ -1,53 +1,22 @@
 /**
- * The servers of the past-capacity measurement (measurements/overload.ts):
- * `@petstore/node` over memory or PostgreSQL storage, with the core's load
- * shedding off (as today) or on, and a probe of the child's heap and event loop
- * that the parent reads through the child's IPC channel.
- *
- * Exported for the server child (entry.ts): `overloadServer(spec)` builds the server,
- * `overloadProbe(message)` answers the probe's messages.
+ * The past-capacity measurement's probe (measurements/overload.ts) of a server process's heap and
+ * event loop, read by the parent through the process's IPC channel: a service instance loads it
+ * with `--import` (servers/service-probe.ts).
  */
-import type { Server as HttpServer } from 'node:http';
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
-import { createPetStore, type LoadSheddingOptions, type PetStorage } from '@petstore/core';
-import { createPostgresStorage } from '@petstore/storage-postgres';
-import { API_KEY } from '../fixtures.js';
-import { oursNodeServer, seededMemoryStorage } from './ours.js';
-
-/** The core's `loadShedding` option: `false` (the server as it was), or its limits. */
-export type LoadSheddingOption = false | LoadSheddingOptions;
-
-export type OverloadServerSpec =
-  | { readonly kind: 'node-ours-overload'; readonly loadShedding: LoadSheddingOption }
-  | {
-      readonly kind: 'node-ours-postgres-overload';
-      readonly loadShedding: LoadSheddingOption;
-      readonly databaseUrl: string;
-      readonly schema: string;
-      readonly poolMax: number;
-    };
-
-/** `@petstore/node` over the spec's storage, not yet listening, and the storage to close after it. */
-export async function overloadServer(
-  spec: OverloadServerSpec,
-): Promise<{ server: HttpServer; storage: PetStorage }> {
-  const storage =
-    spec.kind === 'node-ours-overload'
-      ? await seededMemoryStorage()
-      : createPostgresStorage({
-          connectionString: spec.databaseUrl,
-          schema: spec.schema,
-          poolConfig: { max: spec.poolMax },
-        });
-  const store = createPetStore({ storage, apiKeys: [API_KEY], loadShedding: spec.loadShedding });
-  return { server: oursNodeServer(store), storage };
-}
 
 /** What the child reports of one run: heap and event loop, sampled every 50 ms meanwhile. */
 export interface ServerProbe {
   readonly heapUsedStartBytes: number;
   readonly heapUsedEndBytes: number;
   readonly heapUsedMaxBytes: number;
+  /**
+   * heapUsed right after a full collection taken while the load runs (`liveAfterMs` into it):
+   * the heap the instance holds (a queue of waiting requests would be in it), without the
+   * garbage that makes heapUsed swing by tens of MiB with the allocation rate. Null when the
+   * process has no `gc()` (run without --expose-gc) or the run was shorter.
+   */
+  readonly liveHeapBytes: number | null;
   readonly rssMaxBytes: number;
   readonly samples: number;
   /** p99 of the event loop's delay over the run (10 ms resolution). */
@@ -57,7 +26,16 @@ export interface ServerProbe {
 const SAMPLE_MS = 50;
 let sampler: NodeJS.Timeout | undefined;
 let delay: IntervalHistogram | undefined;
-let probe = { start: 0, max: 0, rss: 0, samples: 0 };
+let probe = { start: 0, max: 0, live: null as number | null, rss: 0, samples: 0 };
+let snapshot: NodeJS.Timeout | undefined;
+
+/** A full collection, then heapUsed: what is live (Node's `gc`, under --expose-gc). */
+const liveHeap = (): number | null => {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return null;
+  gc();
+  return process.memoryUsage().heapUsed;
+};
 
 const sample = (): void => {
   const { heapUsed, rss } = process.memoryUsage();
@@ -67,16 +45,28 @@ const sample = (): void => {
 };
 
 /**
- * `{ type: 'overload-probe', action: 'start' }` resets the probe and starts sampling;
+ * `{ type: 'overload-probe', action: 'start', liveAfterMs? }` resets the probe and starts sampling
+ * (and takes the live heap that long into the run);
  * `{ ..., action: 'read' }` answers a ServerProbe for the time since, and stops it.
  * Anything else: undefined (another handler's message).
  */
 export function overloadProbe(message: unknown): ServerProbe | { started: true } | undefined {
-  const { type, action } = (message ?? {}) as { type?: unknown; action?: unknown };
+  const { type, action, liveAfterMs } = (message ?? {}) as {
+    type?: unknown;
+    action?: unknown;
+    liveAfterMs?: unknown;
+  };
   if (type !== 'overload-probe') return undefined;
   if (action === 'start') {
     const { heapUsed, rss } = process.memoryUsage();
-    probe = { start: heapUsed, max: heapUsed, rss, samples: 1 };
+    probe = { start: heapUsed, max: heapUsed, live: null, rss, samples: 1 };
+    clearTimeout(snapshot);
+    if (typeof liveAfterMs === 'number') {
+      snapshot = setTimeout(() => {
+        probe.live = liveHeap();
+      }, liveAfterMs);
+      snapshot.unref();
+    }
     clearInterval(sampler);
     sampler = setInterval(sample, SAMPLE_MS);
     sampler.unref();
@@ -86,6 +76,7 @@ export function overloadProbe(message: unknown): ServerProbe | { started: true }
     return { started: true };
   }
   clearInterval(sampler);
+  clearTimeout(snapshot);
   sampler = undefined;
   sample();
   delay?.disable();
@@ -95,6 +86,7 @@ export function overloadProbe(message: unknown): ServerProbe | { started: true }
     heapUsedStartBytes: probe.start,
     heapUsedEndBytes: process.memoryUsage().heapUsed,
     heapUsedMaxBytes: probe.max,
+    liveHeapBytes: probe.live,
     rssMaxBytes: probe.rss,
     samples: probe.samples,
     eventLoopP99Ms,

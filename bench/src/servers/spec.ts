@@ -1,5 +1,3 @@
-import type { OverloadServerSpec } from './overload.js';
-
 /** Servers that need nothing but their kind: memory storage, or no storage at all. */
 export type PlainServerKind =
   | 'express-bare'
@@ -29,5 +27,4 @@ export type ServerSpec =
       /** A SQLite file, migrated and seeded by the parent (sqlite-seed.ts), one per server. */
       readonly kind: 'node-ours-sqlite' | 'node-bare-sqlite';
       readonly path: string;
-    }
-  | OverloadServerSpec;
+    };

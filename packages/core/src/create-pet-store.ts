@@ -6,11 +6,12 @@ import { buildOpenApiDocument } from './openapi/openapi.js';
 import { RequestContext, type StoreParts } from './operations/context.js';
 import { operationsFor } from './operations/operations.js';
 import { compileRouter, type Router } from './operations/router.js';
+import type { ShedCause } from './options/hooks.js';
 import { type PetStoreOptions, resolveOptions } from './options/options.js';
 import type { PetStore } from './pet-store.js';
 import { answer, answerFailure, answerShed, overloaded } from './pipeline/answer.js';
 import { dispatch } from './pipeline/dispatch.js';
-import { createInFlightLimit, type InFlightLimit } from './pipeline/in-flight.js';
+import { createInFlightLimit, type HeldPlace, type InFlightLimit } from './pipeline/in-flight.js';
 import { createLoadMonitor, type LoadMonitor } from './pipeline/load-monitor.js';
 
 /** What a store's `handle` closes over beside its parts: the router and load shedding. */
@@ -36,15 +37,24 @@ function buildStore(input: PetStoreOptions): { parts: StoreParts; pipeline: Pipe
     authenticate: createAuthenticator(input),
   };
   const monitor = createLoadMonitor(options.loadShedding);
+  const shedError = overloaded(options.loadShedding?.retryAfterSeconds ?? 0);
   const pipeline = {
     findRoute: compileRouter(operations),
     monitor,
-    inFlight: createInFlightLimit(options.loadShedding?.maxInFlight),
-    shedError: overloaded(options.loadShedding?.retryAfterSeconds ?? 0),
+    inFlight: createInFlightLimit(options.loadShedding?.maxInFlight, shedError),
+    shedError,
     clocked: monitor !== undefined || options.hooks.onResponse !== undefined,
   };
   return { parts, pipeline };
 }
+
+/** Why a request arriving at `now` is shed, or undefined. */
+const shedCause = (
+  monitor: LoadMonitor | undefined,
+  inFlight: InFlightLimit | undefined,
+  now: number,
+): ShedCause | undefined =>
+  monitor?.check(now) ?? (inFlight?.full === true ? 'shed_in_flight' : undefined);
 
 /**
  * One request, arrival to answer. Promise chains rather than async functions:
@@ -61,21 +71,20 @@ function handle(
   const context = new RequestContext(store, request, requestIdOf(request.headers), now);
   // Overloaded: answered now, the same for every request; nothing else is read or run. A shed
   // request is not in flight: it is not counted.
-  const shed = monitor?.check(now) ?? (inFlight?.full === true ? 'shed_in_flight' : undefined);
+  const shed = shedCause(monitor, inFlight, now);
   if (shed !== undefined) return Promise.resolve(answerShed(context, shed, shedError));
-  if (inFlight !== undefined) inFlight.count++;
-  return serve(findRoute, context, inFlight);
+  return serve(findRoute, context, inFlight?.enter(context));
 }
 
 /**
- * The request's work, to its answer. A counted request (`inFlight`) leaves the count exactly once,
- * when its answer is ready or building it threw, on every path: an answer now, a settled promise,
- * a failure (thrown, rejected, a body too large, a client gone).
+ * The request's work, to its answer. A counted request (`inFlight`) gives its place up exactly
+ * once, when its answer is ready or building it threw, on every path: an answer now, a settled
+ * promise, a failure (thrown, rejected, a body too large, a client gone).
  */
 function serve(
   findRoute: Router,
   context: RequestContext,
-  inFlight: InFlightLimit | undefined,
+  inFlight: HeldPlace | undefined,
 ): Promise<PetStoreResponse> {
   let waiting = false;
   try {
@@ -114,7 +123,7 @@ function serve(
 
 export function createPetStore(input: PetStoreOptions): PetStore {
   const { parts, pipeline } = buildStore(input);
-  return {
+  const store: PetStore = {
     openApiDocument: parts.openApiDocument,
     handle(request) {
       try {
@@ -125,4 +134,22 @@ export function createPetStore(input: PetStoreOptions): PetStore {
       }
     },
   };
+  pipelines.set(store, pipeline);
+  return store;
+}
+
+/** Each store's pipeline, for `shedding`. */
+const pipelines = new WeakMap<PetStore, Pipeline>();
+
+/**
+ * Why load shedding would answer a request arriving at `store` now (a 503 at once), or undefined
+ * when it would be served, or when `store` is not one `createPetStore` made. For a host that
+ * refuses before a request is even read: a connection accepted while this says shed can be
+ * answered the 503 and closed before the HTTP parser runs (cheaper than reading its request).
+ */
+export function shedding(store: PetStore): ShedCause | undefined {
+  const pipeline = pipelines.get(store);
+  return pipeline === undefined
+    ? undefined
+    : shedCause(pipeline.monitor, pipeline.inFlight, performance.now());
 }

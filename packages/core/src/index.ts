@@ -1,6 +1,6 @@
 export type { ApiKey } from './auth/api-keys.js';
 export type { Verify } from './auth/auth.js';
-export { createPetStore } from './create-pet-store.js';
+export { createPetStore, shedding } from './create-pet-store.js';
 export type { ApiError, ErrorCode, ErrorDetail } from './http/errors.js';
 export { errorResponse } from './http/errors.js';
 export type {

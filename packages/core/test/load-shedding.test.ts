@@ -9,6 +9,7 @@ import {
   type PetStoreRequest,
   type ResponseEvent,
   StorageUnavailableError,
+  shedding,
 } from '../src/index.js';
 import { createLoadMonitor, RESOLUTION_MS } from '../src/pipeline/load-monitor.js';
 import { arrayStorage } from './support/array-storage.js';
@@ -418,7 +419,7 @@ describe('load shedding on requests in flight', () => {
     }
   });
 
-  it('frees the place of a client that hangs up mid-body, after counting it meanwhile', async () => {
+  it('frees the place of a client that hangs up mid-body, which held none while it sent', async () => {
     const { store, events } = storeWith({
       loadShedding: { maxEventLoopDelayMs: 0, maxInFlight: 1 },
     });
@@ -437,16 +438,67 @@ describe('load shedding on requests in flight', () => {
       body,
     });
     await settle();
-    expect((await store.handle(list)).status).toBe(503);
+    // Waiting on its client, the create holds no place: the one place is free for this list.
+    expect((await store.handle(list)).status).toBe(200);
     hangUp.open();
     const gone = await aborted;
     expect([gone.status, gone.aborted]).toEqual([499, true]);
     expect((await store.handle(list)).status).toBe(200);
+    expect(events.map((event) => event.cause ?? event.status)).toEqual([200, 499, 200]);
+  });
+
+  it('counts a create only once its body is in: unfinished bodies keep nobody out, and a body in while the limit is full is shed', async () => {
+    const { store, calls, release, events } = gatedStore({
+      maxEventLoopDelayMs: 0,
+      maxInFlight: 2,
+    });
+    // Two creates whose clients send the first bytes of their bodies, then nothing for now.
+    const rest = [gate(), gate()];
+    const [first, second] = rest.map((more, n) =>
+      store.handle({
+        method: 'POST',
+        path: '/pets',
+        headers: { ...AUTH, 'content-type': 'application/json', 'idempotency-key': `slow-${n}` },
+        body: {
+          async *[Symbol.asyncIterator]() {
+            yield new TextEncoder().encode('{"name":"Rex",');
+            await more.opened;
+            yield new TextEncoder().encode('"categoryId":1}');
+          },
+        },
+      }),
+    );
+    await settle();
+    // As many as the limit, and still every other request is served: two lists take the places.
+    const lists = [store.handle(list), store.handle(list)];
+    await settle();
+    expect(calls()).toBe(2);
+    expect((await store.handle(list)).status).toBe(503);
+    // The first body is in while both places are held: that create is shed, never stored.
+    rest[0]?.open();
+    const shed = await first;
+    expect(shed?.status).toBe(503);
+    expect(shed?.headers['retry-after']).toBe('10');
+    expect(JSON.parse(shed?.body ?? '')).toMatchObject({ code: 'service_unavailable' });
+    expect(calls()).toBe(2);
+    // Once the lists are answered, the second body in takes a place and is stored.
+    release();
+    expect((await Promise.all(lists)).map((res) => res.status)).toEqual([200, 200]);
+    rest[1]?.open();
+    expect((await second)?.status).toBe(201);
+    expect(calls()).toBe(3);
     expect(events.map((event) => event.cause ?? event.status)).toEqual([
       'shed_in_flight',
-      499,
+      'shed_in_flight',
       200,
+      200,
+      201,
     ]);
+    expect(events[1]).toMatchObject({ route: '/pets', operationId: 'createPet' });
+    // Every place given back: two requests in flight at once again, the third shed.
+    const more = [store.handle(list), store.handle(list)];
+    expect((await store.handle(list)).status).toBe(503);
+    expect((await Promise.all(more)).map((res) => res.status)).toEqual([200, 200]);
   });
 
   it('frees the place of a request whose answer cannot be built (handle rejects)', async () => {
@@ -503,6 +555,38 @@ describe('load shedding on requests in flight', () => {
       const statuses = (await Promise.all(pending)).map((res) => res.status);
       expect(statuses, JSON.stringify(loadShedding)).toEqual(pending.map(() => 200));
     }
+  });
+});
+
+describe('shedding(store): the verdict for a request arriving now, without one', () => {
+  it('says why a request would be shed, as handle would, and nothing otherwise', async () => {
+    const gated = gatedStorage();
+    const { store } = storeWith({
+      storage: gated.storage,
+      loadShedding: { maxEventLoopDelayMs: LIMIT_MS, maxInFlight: 1 },
+    });
+    const { release } = gated;
+    expect(shedding(store)).toBeUndefined();
+    const held = store.handle(list);
+    await settle();
+    expect(shedding(store)).toBe('shed_in_flight');
+    expect((await store.handle(list)).status).toBe(503);
+    release();
+    expect((await held).status).toBe(200);
+    expect(shedding(store)).toBeUndefined();
+    // A loop held past the limit: the monitor's verdict, as the next request would get it.
+    shedding(store);
+    busyWait(BLOCK_MS);
+    expect(shedding(store)).toBe('shed_event_loop_delay');
+    expect((await servedAgain(store)).status).toBe(200);
+    expect(shedding(store)).toBeUndefined();
+  });
+
+  it('is undefined with load shedding off, and for a store createPetStore did not make', () => {
+    const off = createPetStore({ storage: arrayStorage(), apiKeys: [KEY], loadShedding: false });
+    expect(shedding(off)).toBeUndefined();
+    const other = { openApiDocument: {}, handle: off.handle };
+    expect(shedding(other)).toBeUndefined();
   });
 });
 

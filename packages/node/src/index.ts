@@ -18,6 +18,7 @@ export {
   petStoreListener,
 } from './listener.js';
 export { bodyFromParserError } from './parser-errors.js';
+export { serializePipelinedRequests } from './pipelining.js';
 export {
   bodyOf,
   headersOf,

@@ -63,18 +63,16 @@ export function clientOf(address: string, prefixLength = 64): string {
   return `${words.join(':')}/${prefixLength}`;
 }
 
+const TOO_MANY = 'Too many connections from your address; retry after Retry-After seconds.';
+
 /** The answer a refused connection gets before any byte is read: short, JSON, then closed. */
-function refusal(): Buffer {
-  const body = JSON.stringify({
-    code: 'service_unavailable',
-    message: 'Too many connections from your address; retry after Retry-After seconds.',
-    status: 503,
-  });
+function refusal(message: string, retryAfterSeconds: number): Buffer {
+  const body = JSON.stringify({ code: 'service_unavailable', message, status: 503 });
   return Buffer.from(
     'HTTP/1.1 503 Service Unavailable\r\n' +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Retry-After: ${RETRY_AFTER_SECONDS}\r\n` +
+      `Retry-After: ${retryAfterSeconds}\r\n` +
       'Cache-Control: no-store\r\n' +
       'X-Content-Type-Options: nosniff\r\n' +
       `X-Request-Id: ${randomUUID()}\r\n` +
@@ -82,20 +80,32 @@ function refusal(): Buffer {
   );
 }
 
+/** How many refused sockets are reading away what their clients send (see `refuse`). */
+export interface Lingering {
+  count: number;
+}
+
 /**
- * Writes the refusal and closes; what the client sends meanwhile is read away, not parsed. Past
- * `REFUSED_LINGERING_MAX` refusals waiting at once, a refused socket closes once written.
+ * Writes a JSON 503 with `Retry-After` and closes, before the HTTP parser sees the socket; what
+ * the client sends meanwhile is read away, not parsed. Past `REFUSED_LINGERING_MAX` refusals
+ * waiting at once, a refused socket closes once written.
  */
-function refuse(socket: Socket, lingering: { count: number }): void {
+export function refuse(
+  socket: Socket,
+  lingering: Lingering,
+  message = TOO_MANY,
+  retryAfterSeconds = RETRY_AFTER_SECONDS,
+): void {
+  const answer = refusal(message, retryAfterSeconds);
   socket.on('error', () => socket.destroy());
   socket.resume();
   if (lingering.count >= REFUSED_LINGERING_MAX) {
-    socket.end(refusal(), () => socket.destroy());
+    socket.end(answer, () => socket.destroy());
     return;
   }
   lingering.count++;
   socket.once('close', () => lingering.count--);
-  socket.end(refusal());
+  socket.end(answer);
   setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
 }
 

@@ -236,7 +236,7 @@ export function loadConfig(env: Env, makeKey: () => string = generateKey): Confi
   const metrics = check(onOff('METRICS', read('METRICS') ?? 'on'))?.on;
   const docs = check(onOff('DOCS', read('DOCS') ?? 'on'))?.on;
   const serving = readServingSettings(read, errors);
-  const operations = readOperationSettings(read, errors);
+  const operations = readOperationSettings(read, errors, storage?.kind);
 
   if (
     errors.length > 0 ||

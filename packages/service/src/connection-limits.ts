@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { serializePipelinedRequests } from '@petstore/node';
 import {
   type AddressLimits,
   limitConnectionsPerAddress,
@@ -22,7 +23,8 @@ const checkingIntervalMs = ({ headersTimeoutMs }: ConnectionLimits): number =>
  * A slow client is cut when its headers take longer than `headersTimeoutMs` or its whole request
  * longer than `requestTimeoutMs` (answered 408 when an answer can still be written); a silent
  * one after `firstByteTimeoutMs`; one client holds at most `maxConnectionsPerAddress` (past it,
- * a JSON 503 at once, and `onRefused` is told).
+ * a JSON 503 at once, and `onRefused` is told); pipelined requests are served one at a time per
+ * connection, so a deep pipeline cannot hold the event loop (@petstore/node).
  */
 export function createLimitedServer(limits: ConnectionLimits, onRefused?: OnRefused): Server {
   const server = createServer({
@@ -36,6 +38,7 @@ export function createLimitedServer(limits: ConnectionLimits, onRefused?: OnRefu
   });
   server.maxConnections = limits.maxConnections;
   limitConnectionsPerAddress(server, limits, onRefused);
+  serializePipelinedRequests(server);
   // Node's own idle-socket timeout is off (0) by default; the two limits above cover requests.
   return server;
 }

@@ -1,5 +1,6 @@
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { shedding } from '@petstore/core';
 import { continueWhenRead, installClientErrorHandler } from '@petstore/node';
 import { createLimitedServer } from './connection-limits.js';
 import { type Connections, trackConnections } from './connections.js';
@@ -7,6 +8,7 @@ import { frontDoor } from './front-door.js';
 import { hostRouteTable } from './host-routes.js';
 import { logRequest } from './logging.js';
 import type { ServiceParts, Serving } from './service.js';
+import { shedAtAccept } from './shed-at-accept.js';
 import type { Drain } from './shutdown.js';
 
 export interface HttpService {
@@ -32,6 +34,7 @@ export function createHttpService(
   parts: Pick<
     ServiceParts,
     | 'config'
+    | 'store'
     | 'mountPath'
     | 'host'
     | 'docs'
@@ -42,9 +45,18 @@ export function createHttpService(
     | 'metrics'
   >,
 ): HttpService {
-  const { config, mountPath, host, docs, logger, stopping, preempted, tracing, metrics } = parts;
-  const server = createLimitedServer(config, metrics && (() => metrics.connectionRefused()));
+  const { config, store, mountPath, host, docs, logger, stopping, preempted, tracing, metrics } =
+    parts;
+  const refused = metrics && (() => metrics.connectionRefused());
+  const server = createLimitedServer(config, refused);
   const connections = trackConnections(server);
+  // Last of the connection listeners: a connection refused while shedding is nobody else's.
+  shedAtAccept(server, {
+    shedding: () => shedding(store),
+    retryAfterSeconds: config.loadShedding.retryAfterSeconds,
+    trustedProxies: config.trustedProxies,
+    onRefused: refused,
+  });
   const door = (api: RequestListener) =>
     frontDoor(
       {

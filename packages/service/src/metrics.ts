@@ -19,7 +19,10 @@ export interface Metrics {
   };
   /** The text exposition format, and its content type. */
   scrape(): Promise<{ readonly contentType: string; readonly body: string }>;
-  /** Counts a connection refused at accept for its client's share (`petstore_connections_refused_total`). */
+  /**
+   * Counts a connection refused at accept (`petstore_connections_refused_total`): its client held
+   * its share, or the instance was shedding load.
+   */
   connectionRefused(): void;
   /** Reports `petstore_storage_up` (1 or 0) from `isUp`, asked at each scrape. */
   watchStorage(isUp: () => Promise<boolean>): void;
@@ -61,7 +64,7 @@ export function createMetrics({ poolCounts, replicaReads }: MetricsOptions = {})
   // No label: the refused client's address would make a series per attacker.
   const refused = new Counter({
     name: 'petstore_connections_refused_total',
-    help: 'Connections answered 503 at accept because their client held its share of connections.',
+    help: 'Connections answered 503 at accept: their client held its share of connections, or the instance was shedding load.',
     registers: [registry],
   });
   const unavailable = new Counter({

@@ -49,13 +49,27 @@ export const OPERATION_DEFAULTS = {
   FIRST_BYTE_TIMEOUT_MS: 2_000,
   SHUTDOWN_DELAY_MS: 0,
   PG_POOL_MAX: 10,
-  // The core's defaults: a healthy loop is never a second late; only you know the heap's limit,
-  // and a limit on requests in flight follows the pool's size (a few times PG_POOL_MAX).
+  // The core's defaults: a healthy loop is never a second late; only you know the heap's limit.
+  // A limit on requests in flight follows the pool's size: see inFlightByDefault.
   LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: 1_000,
   LOAD_SHEDDING_MAX_HEAP_USED_BYTES: 0,
   LOAD_SHEDDING_MAX_IN_FLIGHT: 0,
   LOAD_SHEDDING_RETRY_AFTER_SECONDS: 10,
 } as const;
+
+/** LOAD_SHEDDING_MAX_IN_FLIGHT unset on PostgreSQL: this many per connection of the pool. */
+export const IN_FLIGHT_PER_POOL_CONNECTION = 4;
+
+/**
+ * The in-flight limit when LOAD_SHEDDING_MAX_IN_FLIGHT is unset. On PostgreSQL past capacity the
+ * backlog forms in the pool, awaiting a connection, where the event loop check never sees it:
+ * the service builds that pool (PG_POOL_MAX), so it knows the limit, 4 × its connections (enough
+ * to keep each busy, a queue of a few round trips at most). SQLite and memory answer on the
+ * event loop itself, where its delay already shows a backlog: no limit.
+ */
+export function inFlightByDefault(storage: string | undefined, pgPoolMax: number): number {
+  return storage === 'postgres' ? IN_FLIGHT_PER_POOL_CONNECTION * pgPoolMax : 0;
+}
 
 type Read = (name: string) => string | undefined;
 
@@ -74,8 +88,15 @@ function onOff(name: string, text: string | undefined, errors: string[]): boolea
   return value === 'on';
 }
 
-/** The operations variables; pushes a message per bad value. */
-export function readOperationSettings(read: Read, errors: string[]): OperationSettings {
+/**
+ * The operations variables; pushes a message per bad value. `storage` is the kind DATABASE_URL
+ * names (`postgres`, ...), for the defaults that follow from it.
+ */
+export function readOperationSettings(
+  read: Read,
+  errors: string[],
+  storage?: string,
+): OperationSettings {
   const number = (name: keyof typeof OPERATION_DEFAULTS, min: number, max: number): number =>
     whole(name, read(name) ?? String(OPERATION_DEFAULTS[name]), min, max, errors);
   const port = read('MANAGEMENT_PORT');
@@ -110,6 +131,7 @@ export function readOperationSettings(read: Read, errors: string[]): OperationSe
       }
       return entry;
     });
+  const pgPoolMax = number('PG_POOL_MAX', 1, 10_000);
   return {
     scopeSecret,
     previousScopeSecrets,
@@ -124,12 +146,15 @@ export function readOperationSettings(read: Read, errors: string[]): OperationSe
     ),
     firstByteTimeoutMs: number('FIRST_BYTE_TIMEOUT_MS', 1, 600_000),
     shutdownDelayMs: number('SHUTDOWN_DELAY_MS', 0, 600_000),
-    pgPoolMax: number('PG_POOL_MAX', 1, 10_000),
+    pgPoolMax,
     readyRequiresStorage: onOff('READY_REQUIRES_STORAGE', read('READY_REQUIRES_STORAGE'), errors),
     loadShedding: {
       maxEventLoopDelayMs: number('LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS', 0, 600_000),
       maxHeapUsedBytes: number('LOAD_SHEDDING_MAX_HEAP_USED_BYTES', 0, Number.MAX_SAFE_INTEGER),
-      maxInFlight: number('LOAD_SHEDDING_MAX_IN_FLIGHT', 0, 1_000_000),
+      maxInFlight:
+        read('LOAD_SHEDDING_MAX_IN_FLIGHT') === undefined
+          ? inFlightByDefault(storage, pgPoolMax)
+          : number('LOAD_SHEDDING_MAX_IN_FLIGHT', 0, 1_000_000),
       retryAfterSeconds: number('LOAD_SHEDDING_RETRY_AFTER_SECONDS', 0, 86_400),
     },
   };

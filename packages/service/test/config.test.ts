@@ -50,6 +50,25 @@ describe('loadConfig', () => {
     });
   });
 
+  it('limits requests in flight on PostgreSQL by default, from the pool it builds: 4 x PG_POOL_MAX, overridable, 0 off', () => {
+    const inFlight = (env: Record<string, string>) =>
+      configOf(loadConfig(env)).loadShedding.maxInFlight;
+    const postgres = { DATABASE_URL: 'postgres://petstore@127.0.0.1:5432/pets' };
+    expect(inFlight(postgres)).toBe(40);
+    expect(inFlight({ ...postgres, PG_POOL_MAX: '16' })).toBe(64);
+    expect(inFlight({ ...postgres, PG_POOL_MAX: '16', LOAD_SHEDDING_MAX_IN_FLIGHT: '100' })).toBe(
+      100,
+    );
+    expect(inFlight({ ...postgres, LOAD_SHEDDING_MAX_IN_FLIGHT: '0' })).toBe(0);
+    // An empty variable counts as unset.
+    expect(inFlight({ ...postgres, LOAD_SHEDDING_MAX_IN_FLIGHT: ' ' })).toBe(40);
+    // SQLite and memory answer on the event loop, whose delay shows their backlog: no limit.
+    for (const DATABASE_URL of ['memory:', 'sqlite:./pets.db', '']) {
+      expect(inFlight({ DATABASE_URL, PG_POOL_MAX: '16' })).toBe(0);
+    }
+    expect(inFlight({ DATABASE_URL: 'memory:', LOAD_SHEDDING_MAX_IN_FLIGHT: '8' })).toBe(8);
+  });
+
   it('generates a fresh random key each start', () => {
     const [first, second] = [loadConfig({}), loadConfig({})].map(
       (result) => configOf(result).apiKeys[0],

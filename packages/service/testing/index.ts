@@ -1,4 +1,5 @@
 export { type RawAnswer, type RawRequestOptions, rawRequest } from '@petstore/conformance';
+export { type AttackSuiteOptions, describeSingleClientAttacks } from './attack-suite.js';
 export {
   CHROMIUM_PATH,
   chromiumAvailable,

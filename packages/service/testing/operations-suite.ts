@@ -65,6 +65,17 @@ const fromSecondAddress = (app: ListeningApp, path: string): Promise<number> =>
     req.end();
   });
 
+/** `count` creates sent at once, each on a connection of its own. */
+const createsAtOnce = (origin: string, count: number) =>
+  Array.from({ length: count }, (_, n) =>
+    sendHttp(origin, {
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `p${n}`, categoryId: 1 }),
+    }),
+  );
+
 /**
  * The service among other clients and processes: one address cannot take every connection,
  * probes have a port of their own, SIGTERM lets a balancer notice before the listener closes,
@@ -137,6 +148,78 @@ export function describeOperations({ name, appDir }: OperationsSuiteOptions): vo
       expect(performance.now() - signalled).toBeGreaterThanOrEqual(1500);
     }, 30_000);
 
+    it('on PostgreSQL, graceful by default: at most 4 x PG_POOL_MAX requests in flight, the rest a JSON 503 with Retry-After at once', async () => {
+      const db = await createTestDatabase(inject('postgresUrl'));
+      const admin = new pg.Client({ connectionString: db.url });
+      try {
+        const app = await startListening(appDir, {
+          API_KEYS: KEY,
+          DATABASE_URL: db.url,
+          PG_POOL_MAX: '1',
+          LOG_LEVEL: 'warn',
+        });
+        // Creates wait on a lock the test holds: they queue for the pool's one connection.
+        await admin.connect();
+        await admin.query('BEGIN');
+        await admin.query('LOCK TABLE petstore.pets IN ACCESS EXCLUSIVE MODE');
+        const creates = createsAtOnce(app.origin, 12);
+        const answered: Awaited<(typeof creates)[number]>[] = [];
+        for (const create of creates) void create.then((res) => answered.push(res));
+        await sleep(1_500);
+        // Four hold the places (4 x PG_POOL_MAX=1), waiting on the lock; eight were refused at once.
+        expect(answered.map((res) => res.status)).toEqual(Array(8).fill(503));
+        for (const res of answered) {
+          expect(res.headers['retry-after']).toBe('10');
+          expect(JSON.parse(res.body)).toMatchObject({ code: 'service_unavailable' });
+        }
+        await admin.query('COMMIT');
+        const statuses = (await Promise.all(creates)).map((res) => res.status);
+        expect(statuses.filter((status) => status === 201)).toHaveLength(4);
+        // Each refused by the core, or at accept (a connection that came while the places were
+        // full): eight in all.
+        const scraped = await sendHttp(app.management ?? '', { method: 'GET', path: '/metrics' });
+        const count = (pattern: RegExp) => Number(pattern.exec(scraped.body)?.[1] ?? 0);
+        expect(
+          count(/^petstore_requests_shed_total\{reason="in_flight"\} (\d+)$/m) +
+            count(/^petstore_connections_refused_total (\d+)$/m),
+        ).toBe(8);
+        app.signal('SIGTERM');
+        expect(await app.exited).toBe(0);
+      } finally {
+        await admin.end();
+        await db.drop();
+      }
+    }, 40_000);
+
+    it('while it sheds load, a new connection is answered the JSON 503 before it sends a byte, and counted', async () => {
+      // Over a heap limit of 1 byte: every request is shed.
+      const app = await startListening(appDir, {
+        API_KEYS: KEY,
+        LOAD_SHEDDING_MAX_HEAP_USED_BYTES: '1',
+        LOAD_SHEDDING_RETRY_AFTER_SECONDS: '3',
+        LOG_LEVEL: 'warn',
+      });
+      const answer = await new Promise<string>((resolve) => {
+        const socket = connect(Number(new URL(app.origin).port), '127.0.0.1');
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.once('close', () => resolve(text));
+        socket.setTimeout(3_000, () => socket.destroy());
+      });
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 503 /);
+      expect(head).toContain('Retry-After: 3');
+      expect(JSON.parse(body)).toMatchObject({ code: 'service_unavailable', status: 503 });
+      // Probes on the management port are never shed.
+      const live = await sendHttp(app.management ?? '', { method: 'GET', path: '/healthz' });
+      expect(live.status).toBe(200);
+      const scraped = await sendHttp(app.management ?? '', { method: 'GET', path: '/metrics' });
+      expect(scraped.body).toMatch(/^petstore_connections_refused_total [1-9]\d*$/m);
+      app.signal('SIGTERM');
+      expect(await app.exited).toBe(0);
+    });
+
     it('PG_POOL_MAX: the instance opens at most that many PostgreSQL connections', async () => {
       const db = await createTestDatabase(inject('postgresUrl'));
       const admin = new pg.Client({ connectionString: inject('postgresUrl') });
@@ -146,15 +229,10 @@ export function describeOperations({ name, appDir }: OperationsSuiteOptions): vo
           API_KEYS: KEY,
           DATABASE_URL: db.url,
           PG_POOL_MAX: '3',
+          // The pool alone: 40 creates at once would pass the in-flight limit (4 x 3) by default.
+          LOAD_SHEDDING_MAX_IN_FLIGHT: '0',
         });
-        const creates = Array.from({ length: 40 }, (_, n) =>
-          sendHttp(app.origin, {
-            method: 'POST',
-            path: '/v1/pets',
-            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ name: `p${n}`, categoryId: 1 }),
-          }),
-        );
+        const creates = createsAtOnce(app.origin, 40);
         let most = 0;
         const watching = (async () => {
           for (let n = 0; n < 20; n++) {

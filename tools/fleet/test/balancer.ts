@@ -1,31 +1,12 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findPgBouncer, freePort } from '@petstore/test-postgres';
+import { findExecutable, findPgBouncer, freePort } from '@petstore/test-postgres';
 
 // HAProxy and PgBouncer for the tests that run deploy/'s files (Debian's packages; .ci/run
 // installs them). Without them those tests are skipped, said here; under CI=true that is an error.
 
-const executable = (path: string): boolean => {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** Debian's path (off most users' PATH), then PATH, as .ci/run looks for it. */
-export const HAPROXY =
-  [
-    '/usr/sbin/haproxy',
-    '/usr/local/sbin/haproxy',
-    ...(process.env.PATH ?? '')
-      .split(delimiter)
-      .filter((dir) => dir !== '')
-      .map((dir) => join(dir, 'haproxy')),
-  ].find(executable) ?? '';
+export const HAPROXY = findExecutable('haproxy');
 export const PGBOUNCER = findPgBouncer();
 
 /** Why deploy/'s files cannot be run here, or undefined. */

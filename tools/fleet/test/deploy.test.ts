@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { createServer, request } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -65,7 +65,7 @@ describe.skipIf(missingTools !== undefined)('deploy/ as written and filled', () 
         '--out',
         out,
         '--instances',
-        '127.0.0.1:4001,127.0.0.2:4002,[::1]:4003,localhost:4004',
+        '127.0.0.1:4001,127.0.0.2:4002@40,[::1]:4003,localhost:4004',
         '--postgres',
         '127.0.0.1:5433',
         '--database',
@@ -82,7 +82,7 @@ describe.skipIf(missingTools !== undefined)('deploy/ as written and filled', () 
     const config = readFileSync(join(out, 'haproxy.cfg'), 'utf8');
     expect(config.match(/^ {4}server .*$/gm)).toEqual([
       '    server app1 127.0.0.1:4001 check',
-      '    server app2 127.0.0.2:4002 check',
+      '    server app2 127.0.0.2:4002 check maxconn 40',
       '    server app3 [::1]:4003 check',
       '    server app4 localhost:4004 check',
     ]);
@@ -93,6 +93,8 @@ describe.skipIf(missingTools !== undefined)('deploy/ as written and filled', () 
       PETSTORE_MAXCONN_PER_SOURCE_HARD: '40',
       PETSTORE_HTTP_REQUEST_TIMEOUT: '5s',
       PETSTORE_CHECK_INTERVAL: '2s',
+      PETSTORE_SERVER_MAXCONN: '8',
+      PETSTORE_QUEUE_TIMEOUT: '2s',
     };
     const checked = checkHaproxy(join(out, 'haproxy.cfg'), settings);
     expect(checked.output).not.toMatch(PROBLEM);
@@ -107,6 +109,13 @@ describe.skipIf(missingTools !== undefined)('deploy/ as written and filled', () 
     });
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('instances: expected host:port');
+    const noLimit = spawnSync(
+      process.execPath,
+      [FILL, '--out', out, '--instances', '127.0.0.1:4001@0'],
+      { encoding: 'utf8' },
+    );
+    expect(noLimit.status).toBe(2);
+    expect(noLimit.stderr).toContain('instances: expected host:port@N');
   });
 
   it('pgbouncer.ini filled: PgBouncer starts, listens, logs no warning or error, stops', async () => {
@@ -343,4 +352,83 @@ describe.skipIf(missingTools !== undefined)('the shipped balancer settings', () 
     expect(ms).toBeGreaterThanOrEqual(900);
     expect(ms).toBeLessThan(4_000);
   });
+});
+
+/**
+ * A deliberately slow instance: `/readyz` at once (HAProxy's checks), every other request held
+ * `holdMs` before its 200; it counts the requests it holds at once.
+ */
+async function slowInstance(holdMs: number) {
+  let holding = 0;
+  let most = 0;
+  const server = createServer((req, res) => {
+    if (req.url === '/readyz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ready"}');
+      return;
+    }
+    holding++;
+    most = Math.max(most, holding);
+    setTimeout(() => {
+      holding--;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    }, holdMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    most: () => most,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe.skipIf(missingTools !== undefined)("the balancer past its instances' capacity", () => {
+  it('shipped: a per-server maxconn and a short timeout queue', () => {
+    expect(Number(shipped('PETSTORE_SERVER_MAXCONN'))).toBeGreaterThan(0);
+    expect(shipped('PETSTORE_QUEUE_TIMEOUT')).toMatch(/^\d+(ms|s)$/);
+    const config = readFileSync(join(DEPLOY_DIR, 'haproxy.cfg'), 'utf8');
+    expect(config).toMatch(/^ {4}timeout queue "\$\{PETSTORE_QUEUE_TIMEOUT\}"$/m);
+    expect(config).toMatch(/^ {4}default-server .* maxconn "\$\{PETSTORE_SERVER_MAXCONN\}"$/m);
+  });
+
+  it("past maxconn and timeout queue: the API's JSON 503 with Retry-After, and the instance never holds more than maxconn", async () => {
+    const instance = await slowInstance(1_500);
+    const dir = await tempDir();
+    await writeDeploy(dir, { instances: [instance.address] });
+    const balancer = await startHaproxy(join(dir, 'haproxy.cfg'), {
+      PETSTORE_SERVER_MAXCONN: '1',
+      PETSTORE_QUEUE_TIMEOUT: '300ms',
+    });
+    try {
+      // Four at once, from four addresses: one is served, three wait 300 ms in the queue.
+      const answers = await Promise.all(
+        ['127.0.0.6', '127.0.0.7', '127.0.0.8', '127.0.0.9'].map((from) =>
+          get(balancer.url, '/v1/pets', from, 5_000),
+        ),
+      );
+      const served = answers.filter((answer) => answer.status === 200);
+      const refused = answers.filter((answer) => answer.status === 503);
+      expect([served.length, refused.length]).toEqual([1, 3]);
+      for (const answer of refused) {
+        expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(answer.headers['retry-after']).toBe('1');
+        expect(JSON.parse(answer.body)).toEqual({
+          code: 'service_unavailable',
+          message: expect.any(String),
+          status: 503,
+        });
+        // After the queue's timeout, before the instance would have had room.
+        expect(answer.ms).toBeGreaterThanOrEqual(250);
+        expect(answer.ms).toBeLessThan(1_400);
+      }
+      expect(served[0]?.ms).toBeGreaterThanOrEqual(1_400);
+      expect(instance.most()).toBe(1);
+    } finally {
+      await balancer.stop();
+      await instance.close();
+    }
+  }, 30_000);
 });

@@ -13,7 +13,11 @@ import { petStoreRouter } from '@petstore/express';
 import { petStorePlugin as fastifyPlugin, petStoreServerOptions } from '@petstore/fastify';
 import { petStoreFetch } from '@petstore/fetch';
 import { petStorePlugin as hapiPlugin } from '@petstore/hapi';
-import { installClientErrorHandler, petStoreListener } from '@petstore/node';
+import {
+  installClientErrorHandler,
+  petStoreListener,
+  serializePipelinedRequests,
+} from '@petstore/node';
 import connect from 'connect';
 import express from 'express';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -44,10 +48,14 @@ export interface Host {
 
 const hostRoute = { ok: true } as const;
 
-/** A node:http server for `listener`, with the parser-refusal answers each README adds. */
+/**
+ * A node:http server for `listener`, with the parser-refusal answers each README adds, and
+ * pipelined requests one at a time (@petstore/node's README), as the service serves them.
+ */
 function onNodeServer(listener: Parameters<typeof createServer>[1]): Promise<RunningServer> {
   const server = createServer(listener);
   installClientErrorHandler(server);
+  serializePipelinedRequests(server);
   return serveNodeServer(server);
 }
 

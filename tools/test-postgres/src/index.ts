@@ -1,3 +1,4 @@
+export { executable, findExecutable } from './executables.js';
 export { fillTemplate, findPgBouncer, type PgBouncer, startPgBouncer } from './pgbouncer.js';
 export {
   freePort,

@@ -8,12 +8,12 @@
  * PostgreSQL (PgBouncer refuses to run as root), from a temp dir holding its config and auth file.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { executable } from './executables.js';
 import { freePort, serverUser } from './postgres-server.js';
 
 export interface PgBouncer {
@@ -26,15 +26,6 @@ export interface PgBouncer {
 }
 
 const DEBIAN_PATH = '/usr/sbin/pgbouncer';
-
-const executable = (path: string): boolean => {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The binary to run, or why there is none. */
 export function findPgBouncer(

@@ -11,6 +11,19 @@ export interface StoreParts {
   readonly authenticate: Authenticate;
 }
 
+/**
+ * A request's place among those in flight (load shedding's `maxInFlight`, pipeline/in-flight.ts),
+ * taken when the store starts work on it.
+ */
+export interface InFlightPlace {
+  /**
+   * While `waiting` (the client's body) runs, the request holds no place: a client that sends
+   * slowly keeps nobody else out. Then it takes a place again, or, when none is free by then,
+   * resolves to the shed answer instead of `waiting`'s value.
+   */
+  waitOutside<T>(waiting: Promise<T>): Promise<T | ApiError>;
+}
+
 /** Parameter values by name, as the operation's row lists them. */
 export type ParamValues = Readonly<Record<string, unknown>>;
 
@@ -37,6 +50,8 @@ export class RequestContext<TParams = ParamValues> {
   aborted = false;
   /** Load shedding answered at once, and why (the 503's `cause` for the hooks). */
   shed: ShedCause | undefined = undefined;
+  /** Its place among the requests in flight; undefined when nothing limits them. */
+  inFlight: InFlightPlace | undefined = undefined;
 
   constructor(
     readonly store: StoreParts,

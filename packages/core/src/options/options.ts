@@ -55,7 +55,9 @@ export interface LoadSheddingOptions {
   readonly maxHeapUsedBytes?: number | undefined;
   /**
    * Shed a request that arrives while this many are in flight: inside the store, from when
-   * `handle` starts work on one until its answer is ready, whatever the operation. Catches a
+   * `handle` starts work on one until its answer is ready, whatever the operation, except while
+   * it waits on its client's body (a create is counted again once its body is in, or shed if
+   * the limit is full by then: slow senders cannot hold every place). Catches a
    * backlog the event loop never sees, such as requests queued for a PostgreSQL pool's
    * connections. Default 0, off: a safe limit depends on the storage's pool size, which the core
    * does not know; take a few times it (say 4 × the pool's connections).

@@ -23,9 +23,10 @@ export const createPet = (context: RequestContext): HandlerResult | Promise<Hand
   const key = idempotencyKey(request.headers);
   if (isApiError(key)) return key;
   const body = readJsonBody(request.headers, request.body, options.maxBodyBytes);
-  return body instanceof Promise
-    ? body.then((parsed) => store(parsed, key, context))
-    : store(body, key, context);
+  if (!(body instanceof Promise)) return store(body, key, context);
+  // Waiting on the client is not work in flight: its place is given up meanwhile.
+  const read = context.inFlight === undefined ? body : context.inFlight.waitOutside(body);
+  return read.then((parsed) => store(parsed, key, context));
 };
 
 function store(
