@@ -4,6 +4,7 @@ import type {
   AdapterOverhead,
   AdapterResults,
   Control,
+  PostgresResults,
   Results,
   RunFigures,
   Spread,
@@ -94,8 +95,9 @@ function postgresSection(
     `autocannon, ${pg.connections} connections, a pool of ${pg.poolMax} on every server, ${pg.secondsPerRun} s per run, ` +
       `${pg.rounds} rounds of ours, the peer and the peer's copy (the control), interleaved. The peer ` +
       '(`src/peers`) passes the conformance suite; a keyed create sends a new Idempotency-Key per request to ' +
-      'every server, and both sides store the claim with the pet in one transaction. PostgreSQL CPU: every ' +
-      '`postgres` process, per request served.',
+      'every server, and both sides store the claim with the pet in one transaction. PostgreSQL CPU: the ' +
+      "bench's server (its postmaster and every process it forked), per request served; Node CPU: the " +
+      'server process. CPU ratios pair run k of ours with run k of the peer.',
     '',
   );
   if (pg.pgbouncerMissing !== undefined)
@@ -117,7 +119,13 @@ function postgresSection(
         'Target',
         'Result',
         'Node CPU µs peer / ours',
+        'Ours/peer (min–max)',
+        'Target',
+        'Result',
         'PostgreSQL CPU µs peer / ours',
+        'Ours/peer (min–max)',
+        'Target',
+        'Result',
       ],
       pg.rows.map((row) => {
         const label = `postgres ${row.path} ${row.workload}`;
@@ -134,7 +142,11 @@ function postgresSection(
           controlOf(row.control, 'p99'),
           ...cell(`${label}: p99 ours/hand-written`),
           `${micros(row.bare.medianServerCpuMicros)} / ${micros(row.ours.medianServerCpuMicros)}`,
+          spreadOf(row.serverCpu),
+          ...cell(`${label}: Node CPU per request ours/hand-written`),
           `${micros(row.postgresCpuMicros.bare)} / ${micros(row.postgresCpuMicros.ours)}`,
+          spreadOf(row.postgresCpu),
+          ...cell(`${label}: PostgreSQL CPU per request ours/hand-written`),
         ];
       }),
     ),
@@ -147,15 +159,35 @@ function postgresSection(
         'trip is one turn of the conversation (a pipelined Parse/Bind/Execute/Sync is one).',
       '',
       table(
-        ['Workload', 'Side', 'Requests', 'Round trips', 'Bytes to PostgreSQL', 'Bytes back'],
-        pg.wire.map((row) => [
-          row.workload,
-          row.side,
-          fmt(row.requests),
-          fmt(row.roundTrips, 2),
-          fmt(row.bytesToDatabase),
-          fmt(row.bytesFromDatabase),
-        ]),
+        [
+          'Workload',
+          'Side',
+          'Requests',
+          'Round trips',
+          'Bytes to PostgreSQL',
+          'Bytes back',
+          'Bytes to PostgreSQL ours/peer',
+          'Target',
+          'Result',
+        ],
+        pg.wire.map((row) => {
+          const peer = pg.wire.find((p) => p.side === 'peer' && p.workload === row.workload);
+          const ours = row.side === 'ours' && peer !== undefined;
+          return [
+            row.workload,
+            row.side,
+            fmt(row.requests),
+            fmt(row.roundTrips, 2),
+            fmt(row.bytesToDatabase),
+            fmt(row.bytesFromDatabase),
+            ours ? fmt(row.bytesToDatabase / peer.bytesToDatabase, 3) : '',
+            ...(ours
+              ? cell(
+                  `postgres direct ${row.workload}: bytes to PostgreSQL per request ours/hand-written`,
+                )
+              : ['', '']),
+          ];
+        }),
       ),
       '',
     );
@@ -168,6 +200,66 @@ function postgresSection(
             `${row.path} ${row.workload}: peer ${runsOf(row.bare)}; ours ${runsOf(row.ours)}`,
         )
         .join('. '),
+    '',
+  );
+  return out;
+}
+
+const share = (value: number | null): string => (value === null ? 'n/a' : fmt(value, 2));
+
+/** Section 4's write ceiling: keyed creates/s with PostgreSQL held to a CPU quota. */
+function writeCeilingSection(
+  results: Pick<Results, 'writeCeiling'>,
+  cell: Cell,
+  charts: ChartLines,
+): string[] {
+  const out = ['### The write ceiling: keyed creates/s with PostgreSQL under a CPU quota', ''];
+  const ceiling = results.writeCeiling;
+  if (!('rounds' in ceiling)) return [...out, `Skipped: ${ceiling.skipped}`, ''];
+  const name = `postgres write ceiling (${ceiling.cpus} CPU): keyed creates/s ours/hand-written`;
+  out.push(
+    `PostgreSQL (its postmaster and every backend) held to ${ceiling.cpus} CPU by a cgroup v1 quota ` +
+      `(${fmt(ceiling.cpus * ceiling.periodMicros)} µs per ${fmt(ceiling.periodMicros)} µs period; ` +
+      '`src/cgroup.ts`), the servers and the load generator outside it. Each side is ' +
+      `${ceiling.instances} instances on one schema, as a fleet shares its primary, pools of ${ceiling.poolMax}, ` +
+      `${ceiling.connections} connections spread over them; a new Idempotency-Key per request. ` +
+      `${ceiling.rounds} interleaved rounds of ${ceiling.secondsPerRun} s, the peer's copy as the control. ` +
+      'Quota used: PostgreSQL CPU over quota × run time (near 1: PostgreSQL is what limits). ' +
+      'What a primary of this size takes is the peer req/s × (its CPUs / ' +
+      `${ceiling.cpus}), as long as the quota is what limits.`,
+    '',
+    table(
+      [
+        'Peer keyed creates/s',
+        'Ours keyed creates/s',
+        'Ours/peer (min–max)',
+        'Control',
+        'Target',
+        'Result',
+        'PostgreSQL CPU µs peer / ours',
+        'Ours/peer (min–max)',
+        'Quota used peer / ours',
+        'Throttled periods',
+        'p99 peer / ours',
+      ],
+      [
+        [
+          fmt(ceiling.bare.medianRps),
+          fmt(ceiling.ours.medianRps),
+          spreadOf(ceiling.throughput),
+          controlOf(ceiling.control, 'throughput'),
+          ...cell(name),
+          `${micros(ceiling.postgresCpuMicros.bare)} / ${micros(ceiling.postgresCpuMicros.ours)}`,
+          spreadOf(ceiling.postgresCpu),
+          `${share(ceiling.quotaUsed.bare)} / ${share(ceiling.quotaUsed.ours)}`,
+          fmt(ceiling.throttledPeriods),
+          `${fmt(ceiling.bare.medianP99Ms, 1)} / ${fmt(ceiling.ours.medianP99Ms, 1)} ms`,
+        ],
+      ],
+    ),
+    '',
+    ...images(charts, 'write-ceiling.svg'),
+    `Every run, keyed creates/s (p99 ms): peer ${runsOf(ceiling.bare)}; ours ${runsOf(ceiling.ours)}`,
     '',
   );
   return out;
@@ -561,6 +653,7 @@ export function renderMarkdown(results: Results, charts: ChartLines = new Map())
   out.push(...pageCostSection(results, cell), ...images(charts, 'page-cost.svg'));
 
   out.push(...postgresSection(results, cell, charts));
+  out.push(...writeCeilingSection(results, cell, charts));
 
   out.push('## 5. Memory storage: bytes per pet', '');
   const memory = results.memory;
@@ -658,8 +751,28 @@ export function renderSqliteMarkdown(
   return out.join('\n');
 }
 
+/** `--only postgres`: the machine, section 4 with the write ceiling, and their targets. */
+export function renderPostgresMarkdown(
+  results: PostgresResults,
+  charts: ChartLines = new Map(),
+): string {
+  const enforced = results.mode === 'full';
+  const cell = cellsOf(results);
+  const out = head(results, enforced);
+  out.push(
+    '> PostgreSQL only (`--only postgres`): no other measurement ran.',
+    '',
+    ...postgresSection(results, cell, charts),
+    ...writeCeilingSection(results, cell, charts),
+    ...targetsSection(results, enforced),
+  );
+  return out.join('\n');
+}
+
 /** results.json: the same values, to six significant digits (more would be noise). */
-export function renderJson(results: Results | AdapterResults | SqliteResults): string {
+export function renderJson(
+  results: Results | AdapterResults | SqliteResults | PostgresResults,
+): string {
   const trim = (_key: string, value: unknown) =>
     typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value)
       ? Number(value.toPrecision(6))
