@@ -10,7 +10,7 @@ import type {
   PetStorage,
 } from '@petstore/core';
 import type { Pool } from 'pg';
-import { createExecutor } from './executor.js';
+import { createExecutor, type StatementOptions } from './executor.js';
 import { createPetIdempotently } from './idempotent-create.js';
 import {
   type PostgresStorageOptions,
@@ -20,6 +20,7 @@ import {
   resolveTimeouts,
 } from './options.js';
 import { createOwnedPool } from './pool.js';
+import { resolveNamedStatements } from './prepared.js';
 import { purgeExpiredClaims } from './purge.js';
 import {
   type OrderRow,
@@ -65,11 +66,26 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
 
   let closing: Promise<void> | undefined;
   const isClosed = () => closing !== undefined;
-  const run = createExecutor(pool, timeouts, isClosed);
+  const namedStatements = resolveNamedStatements(options.namedStatements);
+  const onWarning = options.onWarning ?? ((message: string) => process.emitWarning(message));
+  const statements = (ownPool: boolean): StatementOptions => ({
+    namedStatements,
+    ownPool,
+    onWarning,
+  });
+  const run = createExecutor(pool, timeouts, isClosed, statements(ownsPool));
   const reads =
     readPool === undefined
       ? run
-      : createReadRouter(run, readPool, timeouts, replica, isClosed, options.onReplicaRead);
+      : createReadRouter(
+          run,
+          readPool,
+          timeouts,
+          replica,
+          isClosed,
+          statements(ownsReadPool),
+          options.onReplicaRead,
+        );
   const purging = purgeExpiredClaims(run, queries, resolvePurgeInterval(options));
 
   return {
