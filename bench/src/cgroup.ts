@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Where cgroup v1 hierarchies are mounted on Linux. */
 export const CGROUP_ROOT = '/sys/fs/cgroup';
@@ -136,15 +137,22 @@ async function moveInto(dir: string, pids: readonly number[]): Promise<void> {
   }
 }
 
-/** Empties a group into its parent (a process may fork meanwhile: a few passes), then removes it. */
+/**
+ * Empties a group into its parent, then removes it. A process may fork meanwhile, and one that
+ * has just exited keeps the group busy (EBUSY) for a moment after it left `cgroup.procs`: both
+ * are tried again, for up to 5 s.
+ */
 async function removeGroup(dir: string, parent: string): Promise<void> {
-  if (!existsSync(dir)) return;
-  for (let pass = 0; pass < 20; pass += 1) {
-    const left = readPids(dir);
-    if (left.length === 0) break;
-    await moveInto(parent, left);
+  for (let pass = 0; existsSync(dir); pass += 1) {
+    await moveInto(parent, readPids(dir));
+    try {
+      await rmdir(dir);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EBUSY' || pass >= 100) throw error;
+      await sleep(50);
+    }
   }
-  await rmdir(dir);
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * One bench server under autocannon load, with a CPU profile of the server:
  *   node --conditions=@petstore/source --import tsx src/profile-server.ts fastify-ours list 10 [dir]
+ * The operation is `list`, `create` or `keyed` (creates with an Idempotency-Key each).
  * The first argument is a kind of entry.ts, or a whole spec as JSON (the PostgreSQL kinds need
  * one: `{"kind":"node-peer-postgres","databaseUrl":...,"schema":...,"poolMax":16}`, on a schema
  * seeded beforehand).
@@ -21,7 +22,9 @@ import { startServer } from './servers/start.js';
 const specArg = process.argv[2] ?? 'fastify-ours';
 const spec = (specArg.startsWith('{') ? JSON.parse(specArg) : { kind: specArg }) as ServerSpec;
 const kind = spec.kind;
-const operation = process.argv[3] === 'create' ? 'create' : 'list';
+// `keyed`: creates, each with an Idempotency-Key of its own (as section 4's keyed create).
+const keyed = process.argv[3] === 'keyed';
+const operation = process.argv[3] === 'create' || keyed ? 'create' : 'list';
 const seconds = Math.min(60, Number(process.argv[4] ?? 10));
 const dir = process.argv[5] ?? (await mkdtemp(join(tmpdir(), 'petstore-profile-')));
 
@@ -33,11 +36,15 @@ const server = await startServer(spec, [
 ]);
 try {
   const bounds = { connections: 20, seconds: 2 };
-  await load(requestSpec(server, operation, bounds)); // warm-up, outside the figure
-  const run = await withCpu(server.pid, () =>
-    load(requestSpec(server, operation, { ...bounds, seconds })),
+  const loadSpec = (seconds: number) => ({
+    ...requestSpec(server, operation, { ...bounds, seconds }),
+    idempotencyKeys: keyed,
+  });
+  await load(loadSpec(bounds.seconds)); // warm-up, outside the figure
+  const run = await withCpu(server.pid, () => load(loadSpec(seconds)));
+  process.stdout.write(
+    `${kind} ${keyed ? 'keyed create' : operation}: ${describe(run.result, run.cpu.process)}\n`,
   );
-  process.stdout.write(`${kind} ${operation}: ${describe(run.result, run.cpu.process)}\n`);
 } finally {
   await server.stop();
 }
