@@ -45,7 +45,7 @@ export async function createPetIdempotently(
 ): Promise<IdempotentCreateResult> {
   // Claims under the principal's other scopes count too (see IdempotencyClaim.alsoScopes). Scopes
   // and key go as bind parameters, never into the statement's text (see bound-query.ts).
-  const scopes = [claim.scope, ...(claim.alsoScopes ?? [])];
+  const alsoScopes = claim.alsoScopes ?? [];
   const [row] = await run.writeBound<CreateOnceRow>(queries.createPetOnce, [
     ...petValues(input),
     claim.scope,
@@ -53,7 +53,7 @@ export async function createPetIdempotently(
     claim.fingerprint,
     Math.max(0, Math.round(claim.retentionMs)),
     claimLockKey(quotedSchema, claim),
-    scopes,
+    alsoScopes,
   ]);
   switch (row?.outcome) {
     case 'created':
@@ -63,6 +63,7 @@ export async function createPetIdempotently(
     case 'in_flight':
       return { kind: 'in_flight' };
     case 'raced': {
+      const scopes = [claim.scope, ...alsoScopes];
       const [found] = await run.readBound<ClaimRow>(queries.selectClaim, [claim.key, scopes]);
       return found === undefined ? { kind: 'in_flight' } : answerOf(found, claim);
     }

@@ -30,12 +30,13 @@ const MAX_NAMES = 256;
 /**
  * A statement's name: a digest of its whole text (the schema's name included), so one name
  * always means one text, on any server connection of any client, and two schemas sharing a pool
- * never share a name.
+ * never share a name. 96 bits of it: no two of a few hundred texts meet, and every Bind carries
+ * the name, so it is kept short.
  */
 export function statementName(text: string): string {
   let name = names.get(text);
   if (name === undefined) {
-    name = `petstore_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    name = `petstore_${createHash('sha256').update(text).digest('base64url').slice(0, 16)}`;
     if (names.size < MAX_NAMES) names.set(text, name);
   }
   return name;

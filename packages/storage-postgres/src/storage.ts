@@ -90,9 +90,10 @@ export function createPostgresStorage(options: PostgresStorageOptions): PetStora
 
   return {
     async createPet(input: PetInput): Promise<Pet> {
-      const [row] = await run.write<PetRow>(queries.insertPet, petValues(input));
+      const [row] = await run.write<{ id: number }>(queries.insertPet, petValues(input));
       if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
-      return toPet(row);
+      // The row holds what was sent; the contract's key order.
+      return { id: row.id, name: input.name, categoryId: input.categoryId, status: input.status };
     },
 
     createPetIdempotent(input: PetInput, claim: IdempotencyClaim): Promise<IdempotentCreateResult> {

@@ -120,14 +120,14 @@ describe('named statements on a direct connection', () => {
       const { rows } = await pool.query<{ name: string; statement: string }>(
         'SELECT name, statement FROM pg_prepared_statements ORDER BY statement',
       );
-      expect(rows.map((row) => row.name).every((name) => /^petstore_[\w-]{24}$/.test(name))).toBe(
+      expect(rows.map((row) => row.name).every((name) => /^petstore_[\w-]{16}$/.test(name))).toBe(
         true,
       );
       const texts = rows.map((row) => row.statement).join('\n');
       for (const statement of [
         `INSERT INTO "${schema}".pets`,
         `INSERT INTO "${schema}".orders`,
-        `create_pet_once($1`,
+        'create_pet_once($1',
         `FROM "${schema}".pets WHERE id = $1`,
         `FROM "${schema}".pets WHERE id > $1`,
         'WHERE (status, id) > ($2::text, $1::bigint)',
