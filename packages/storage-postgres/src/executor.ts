@@ -154,7 +154,8 @@ export function createExecutor(
     checkValues(values);
     // The checkout, then the statement under the server's timeout, then the slack: the bound
     // holds even for a host pool configured without any timeouts.
-    const deadline = performance.now() + connectionTimeoutMillis + queryTimeoutMillis + graceMillis;
+    const bound = connectionTimeoutMillis + queryTimeoutMillis + graceMillis;
+    const deadline = performance.now() + bound;
     let staleRetries = 0;
     let preparedRetries = 0;
     for (;;) {
@@ -167,12 +168,9 @@ export function createExecutor(
         return session.then((known) => queryFor(known, text, values, how, attempt));
       };
       try {
-        const results = await pooledQuery<QueryResultRow>(
-          pool,
-          build,
-          deadline - performance.now(),
-          tooLate,
-        );
+        // The first attempt has the whole bound: one duration for every call (see pooledQuery).
+        const left = staleRetries + preparedRetries === 0 ? bound : deadline - performance.now();
+        const results = await pooledQuery<QueryResultRow>(pool, build, left, tooLate);
         return results.map((result) => result.rows);
       } catch (error) {
         // A connection that could not keep a prepared statement of ours: the statement never

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IdempotencyClaim, IdempotentCreateResult, PetInput } from '@petstore/core';
 import type { Executor } from './executor.js';
 import { type ClaimRow, type CreateOnceRow, petValues, type Queries, toPet } from './queries.js';
@@ -8,9 +8,7 @@ import { type ClaimRow, type CreateOnceRow, petValues, type Queries, toPet } fro
  * The one-argument (bigint) lock space is separate from migrate()'s two-int4 locks.
  */
 const claimLockKey = (quotedSchema: string, claim: IdempotencyClaim): string =>
-  createHash('sha256')
-    .update(`${quotedSchema}\u0000${claim.scope}\u0000${claim.key}`)
-    .digest()
+  hash('sha256', `${quotedSchema}\u0000${claim.scope}\u0000${claim.key}`, 'buffer')
     .readBigInt64BE(0)
     .toString();
 

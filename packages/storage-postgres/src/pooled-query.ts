@@ -34,12 +34,15 @@ export function pooledQuery<Row extends QueryResultRow>(
   return new Promise((resolve, reject) => {
     let settled = false;
     let giveBack: ((failure: Error) => void) | undefined;
+    // Whole milliseconds: Node keeps one list per timer duration, and calls whose durations are
+    // equal share it (appended in O(1), no new native timer), where each fraction of a
+    // millisecond would make a list of its own.
     const timer = setTimeout(() => {
       settled = true;
       const error = onTimeout();
       reject(error);
       giveBack?.(error);
-    }, millis);
+    }, Math.ceil(millis));
     pool.connect((connectError, client, done) => {
       if (settled) {
         if (client !== undefined) done();
