@@ -4,6 +4,7 @@ export { createPetStore } from './create-pet-store.js';
 export type { ApiError, ErrorCode, ErrorDetail } from './http/errors.js';
 export { errorResponse } from './http/errors.js';
 export type {
+  HostReadBody,
   ParsedBody,
   PetStoreRequest,
   PetStoreResponse,
