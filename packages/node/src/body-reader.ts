@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { HostReadBody } from '@petstore/core';
 
 /** What the body is read from: any Node readable (a request, hapi's payload stream). */
-type Source = Pick<Readable, 'on' | 'off' | 'pause' | 'resume' | 'destroyed' | 'readableEnded'>;
+type Source = Pick<Readable, 'on' | 'off' | 'pause' | 'destroyed' | 'readableEnded'>;
 
 const EMPTY = Buffer.alloc(0);
 const gone = () => new Error('the request closed before its body ended');
@@ -26,45 +26,41 @@ function readWhole(source: Source, maxBytes: number): Promise<string | Buffer | 
     let first: Buffer | undefined;
     let more: Buffer[] | undefined;
     let size = 0;
-    const stop = (): void => {
-      source.off('data', onData);
-      source.off('end', onEnd);
-      source.off('error', onError);
-      source.off('close', onClose);
-    };
+    // Settled once; the listeners stay on a stream that has ended (they go with it), and only a
+    // body past the limit has its `data` listener taken off.
+    let settled = false;
     const onData = (data: Buffer | string): void => {
       const chunk = typeof data === 'string' ? Buffer.from(data) : data;
       size += chunk.byteLength;
       if (size > maxBytes) {
         // No more is read: the rest stays on the socket, and the answer closes the connection.
-        stop();
+        source.off('data', onData);
         source.pause();
+        settled = true;
         resolve('too_large');
         return;
       }
       if (first === undefined) first = chunk;
-      else (more ??= [first]).push(chunk);
-    };
-    const onEnd = (): void => {
-      stop();
-      resolve(decoded(more === undefined ? (first ?? EMPTY) : Buffer.concat(more, size)));
-    };
-    const onError = (error: Error): void => {
-      stop();
-      reject(error);
-    };
-    // After `end`, `close` is the stream's normal finish; before it, the client went away.
-    const onClose = (): void => {
-      stop();
-      reject(gone());
+      else if (more === undefined) more = [first, chunk];
+      else more.push(chunk);
     };
     source.on('data', onData);
-    source.on('end', onEnd);
-    source.on('error', onError);
-    source.on('close', onClose);
-    // Flowing now, even if something paused it before (its `resume` event sends a waiting
-    // client its 100 Continue: see continueWhenRead).
-    source.resume();
+    source.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(decoded(more === undefined ? (first ?? EMPTY) : Buffer.concat(more, size)));
+    });
+    source.on('error', (error: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
+    // After `end`, `close` is the stream's normal finish; before it, the client went away.
+    source.on('close', () => {
+      if (settled) return;
+      settled = true;
+      reject(gone());
+    });
   });
 }
 
