@@ -13,7 +13,7 @@ import type {
 } from './results.js';
 import { NOISE_LIMIT } from './run-figures.js';
 import { median } from './stats.js';
-import { failing, roundRatios } from './targets.js';
+import { failing, roundRatios, SATURATED } from './targets.js';
 
 const ms = (value: number): string =>
   value < 0.1 ? `${fmt(value * 1000, 1)} µs` : `${fmt(value, 3)} ms`;
@@ -259,6 +259,17 @@ function writeCeilingSection(
     ),
     '',
     ...images(charts, 'write-ceiling.svg'),
+  );
+  const used = [ceiling.quotaUsed.bare, ceiling.quotaUsed.ours];
+  if (used.some((share) => share !== null && share < SATURATED)) {
+    out.push(
+      `**Not saturated**: PostgreSQL used less than ${SATURATED} of its quota on one side (the servers or ` +
+        'the load generator did not get the CPU to push it, a sign of a busy machine): that side read below ' +
+        'the ceiling, and the target reads noisy.',
+      '',
+    );
+  }
+  out.push(
     `Every run, keyed creates/s (p99 ms): peer ${runsOf(ceiling.bare)}; ours ${runsOf(ceiling.ours)}`,
     '',
   );
@@ -716,58 +727,48 @@ export function renderMarkdown(results: Results, charts: ChartLines = new Map())
   return out.join('\n');
 }
 
-/** `--only`: the machine, section 1 for the chosen frameworks, and their targets. */
-export function renderAdapterMarkdown(
-  results: AdapterResults,
-  charts: ChartLines = new Map(),
+/** A partial run's RESULTS.md: the machine, a line saying what ran, its sections, its targets. */
+function partialMarkdown(
+  results: AdapterResults | SqliteResults | PostgresResults,
+  ran: string,
+  sections: (cell: Cell) => string[],
 ): string {
   const enforced = results.mode === 'full';
   const out = head(results, enforced);
-  out.push(
-    `> Adapter rows only (\`--only ${results.only.join(',')}\`): no other measurement ran.`,
-    '',
-    ...adapterSection(results.adapterOverhead, cellsOf(results), charts),
-    ...targetsSection(results, enforced),
-  );
+  out.push(`> ${ran}: no other measurement ran.`, '', ...sections(cellsOf(results)));
+  out.push(...targetsSection(results, enforced));
   return out.join('\n');
 }
 
+/** `--only`: the machine, section 1 for the chosen frameworks, and their targets. */
+export const renderAdapterMarkdown = (
+  results: AdapterResults,
+  charts: ChartLines = new Map(),
+): string =>
+  partialMarkdown(results, `Adapter rows only (\`--only ${results.only.join(',')}\`)`, (cell) =>
+    adapterSection(results.adapterOverhead, cell, charts),
+  );
+
 /** `--only sqlite`: the machine, the SQLite rows of section 3, section 7, and their targets. */
-export function renderSqliteMarkdown(
+export const renderSqliteMarkdown = (
   results: SqliteResults,
   charts: ChartLines = new Map(),
-): string {
-  const enforced = results.mode === 'full';
-  const cell = cellsOf(results);
-  const out = head(results, enforced);
-  out.push(
-    '> SQLite only (`--only sqlite`): no other measurement ran.',
-    '',
+): string =>
+  partialMarkdown(results, 'SQLite only (`--only sqlite`)', (cell) => [
     ...pageCostSection(results, cell),
     ...images(charts, 'page-cost.svg'),
     ...sqliteSection(results, cell, charts),
-    ...targetsSection(results, enforced),
-  );
-  return out.join('\n');
-}
+  ]);
 
 /** `--only postgres`: the machine, section 4 with the write ceiling, and their targets. */
-export function renderPostgresMarkdown(
+export const renderPostgresMarkdown = (
   results: PostgresResults,
   charts: ChartLines = new Map(),
-): string {
-  const enforced = results.mode === 'full';
-  const cell = cellsOf(results);
-  const out = head(results, enforced);
-  out.push(
-    '> PostgreSQL only (`--only postgres`): no other measurement ran.',
-    '',
+): string =>
+  partialMarkdown(results, 'PostgreSQL only (`--only postgres`)', (cell) => [
     ...postgresSection(results, cell, charts),
     ...writeCeilingSection(results, cell, charts),
-    ...targetsSection(results, enforced),
-  );
-  return out.join('\n');
-}
+  ]);
 
 /** results.json: the same values, to six significant digits (more would be noise). */
 export function renderJson(

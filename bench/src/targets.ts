@@ -275,9 +275,18 @@ export function wireTargets(rows: readonly WireRow[]): Target[] {
     });
 }
 
-/** Keyed creates/s under PostgreSQL's CPU quota, ours / the peer's. */
+/** The share of its quota PostgreSQL must use on both sides for the ceiling to be its ceiling. */
+export const SATURATED = 0.9;
+
+/**
+ * Keyed creates/s under PostgreSQL's CPU quota, ours / the peer's: noisy with its control, and
+ * when PostgreSQL did not use its quota on a side (a busy machine starved the servers or the
+ * load generator, so that side read below the ceiling).
+ */
 export function writeCeilingTargets(ceiling: Results['writeCeiling']): Target[] {
   if (!('rounds' in ceiling)) return [];
+  const { bare, ours } = ceiling.quotaUsed;
+  const unsaturated = [bare, ours].some((share) => share !== null && share < SATURATED);
   return [
     ofRounds(
       atLeast(
@@ -286,7 +295,7 @@ export function writeCeilingTargets(ceiling: Results['writeCeiling']): Target[] 
         LIMITS.writeCeiling,
       ),
       ceiling.throughput,
-      ceiling.control?.noisy.throughput,
+      ceiling.control?.noisy.throughput === true || unsaturated,
     ),
   ];
 }

@@ -99,7 +99,7 @@ test('node create carries a server CPU target of 1.03; other rows do not', () =>
   expect(adapterTargets(row(steady, steady)).some((t) => t.name.includes('CPU'))).toBe(false);
 });
 
-test('the write ceiling: ours over the peer at least 0.95, noisy with its control; none when skipped', () => {
+test('the write ceiling: ours over the peer at least 0.95, noisy with its control or short of its quota; none when skipped', () => {
   expect(writeCeilingTargets({ skipped: 'no quota' })).toEqual([]);
   const spreadOf = (median: number) => ({ median, min: median, max: median, rounds: [median] });
   const ceiling = {
@@ -127,4 +127,9 @@ test('the write ceiling: ours over the peer at least 0.95, noisy with its contro
       noisy: true,
     },
   ]);
+  const quiet = { ...ceiling.control, noisy: { throughput: false, p99: false } };
+  expect(writeCeilingTargets({ ...ceiling, control: quiet })[0]?.noisy).toBeUndefined();
+  // PostgreSQL short of its quota on one side: that side was not at its ceiling.
+  const starved = { ...ceiling, control: quiet, quotaUsed: { bare: 0.97, ours: 0.7 } };
+  expect(writeCeilingTargets(starved)[0]?.noisy).toBe(true);
 });

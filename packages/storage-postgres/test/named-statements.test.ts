@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, migrate } from '../src/index.js';
 import { messageCounter } from './support/message-counter.js';
+import { addressOf, throughProxy } from './support/servers.js';
 import { expectServerCancelsEveryMethod, lockTables } from './support/statement-timeout.js';
 
 // Named statements: parsed and planned once per connection where the connection reaches
@@ -45,18 +46,6 @@ async function everyStatement(storage: PetStorage, tag: string): Promise<number>
   return 8;
 }
 
-/** The test server's host and port, and its URL through a proxy on 127.0.0.1:`port`. */
-const upstream = (url: string): [string, number] => {
-  const { hostname, port } = new URL(url);
-  return [hostname, Number(port || 5432)];
-};
-const through = (url: string, port: number): string => {
-  const via = new URL(url);
-  via.hostname = '127.0.0.1';
-  via.port = String(port);
-  return via.href;
-};
-
 const countPets = async (name: string): Promise<number> =>
   Number(
     (
@@ -69,9 +58,9 @@ const countPets = async (name: string): Promise<number> =>
 
 describe('named statements on a direct connection', () => {
   it('each statement is parsed once per connection, then only bound: no simple query, no timeout statement per call', async () => {
-    const counter = await messageCounter(...upstream(postgresUrl()));
+    const counter = await messageCounter(...addressOf(postgresUrl()));
     const storage = createPostgresStorage({
-      connectionString: through(postgresUrl(), counter.port),
+      connectionString: throughProxy(postgresUrl(), counter.port),
       poolConfig: { max: 1 },
       schema,
     });
@@ -93,9 +82,9 @@ describe('named statements on a direct connection', () => {
   });
 
   it('with namedStatements off, every call is parsed again', async () => {
-    const counter = await messageCounter(...upstream(postgresUrl()));
+    const counter = await messageCounter(...addressOf(postgresUrl()));
     const storage = createPostgresStorage({
-      connectionString: through(postgresUrl(), counter.port),
+      connectionString: throughProxy(postgresUrl(), counter.port),
       poolConfig: { max: 1 },
       schema,
       namedStatements: 'off',
@@ -264,10 +253,10 @@ describe.skipIf(bouncer === '')('through PgBouncer 1.18 in transaction mode', ()
   }, 60_000);
 
   it('namedStatements auto: nothing is named through the pooler (its key data names no backend), so nothing falls back', async () => {
-    const counter = await messageCounter(...upstream(bouncer));
+    const counter = await messageCounter(...addressOf(bouncer));
     const warnings: string[] = [];
     const storage = createPostgresStorage({
-      connectionString: through(bouncer, counter.port),
+      connectionString: throughProxy(bouncer, counter.port),
       poolConfig: { max: 1 },
       schema,
       onWarning: (message) => warnings.push(message),
