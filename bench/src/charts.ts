@@ -13,6 +13,7 @@ import type {
   PostgresRow,
   RunFigures,
   SqliteRow,
+  WriteCeiling,
 } from './results.js';
 
 export interface Chart {
@@ -155,6 +156,16 @@ export function databaseCharts(
     throughputChart(`${name}-throughput.svg`, `${what}: throughput per server`, values),
     latencyChart(`${name}-latency.svg`, `${what}: p50 and p99 per server`, values),
   ];
+}
+
+/** Section 4's write ceiling: keyed creates/s of each side with PostgreSQL under its quota. */
+export function writeCeilingChart(ceiling: WriteCeiling): Chart {
+  const row = `keyed create, PostgreSQL at ${ceiling.cpus} CPU`;
+  return throughputChart(
+    'write-ceiling.svg',
+    `PostgreSQL under a CPU quota (${ceiling.cpus} CPU): keyed creates/s`,
+    [...runValues(row, 'pg peer', ceiling.bare), ...runValues(row, 'ours', ceiling.ours)],
+  );
 }
 
 /** Section 3: a page's time against the store's size, both axes on a log scale. */

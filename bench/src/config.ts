@@ -31,6 +31,16 @@ export interface BenchConfig {
   readonly postgres: RoundPlan;
   /** Section 7: ours against the bare node:sqlite route and its copy. */
   readonly sqlite: RoundPlan;
+  /**
+   * Section 4's write ceiling: keyed creates with PostgreSQL under a CPU quota of `cpus` (a
+   * cgroup), each side `instances` servers with pools of `poolMax`, `connections` in all.
+   */
+  readonly writeCeiling: RoundPlan & {
+    readonly instances: number;
+    readonly poolMax: number;
+    readonly cpus: number;
+    readonly periodMicros: number;
+  };
   readonly memoryPets: number;
 }
 
@@ -50,6 +60,19 @@ export const FULL: BenchConfig = {
   },
   postgres: { connections: 16, warmupSeconds: 4, secondsPerRun: 3, rounds: 5 },
   sqlite: { connections: 16, warmupSeconds: 4, secondsPerRun: 3, rounds: 5 },
+  // A quarter of a core: both sides' Node servers (on the server core) and the load generator
+  // (on the other) have several times the headroom PostgreSQL has, so it is what saturates.
+  // A short period spreads the quota evenly over a run rather than in 25 ms bursts.
+  writeCeiling: {
+    connections: 16,
+    warmupSeconds: 4,
+    secondsPerRun: 3,
+    rounds: 5,
+    instances: 2,
+    poolMax: 8,
+    cpus: 0.25,
+    periodMicros: 20_000,
+  },
   memoryPets: 1_000_000,
 };
 
@@ -83,12 +106,23 @@ export const SMOKE: BenchConfig = {
     rounds: 2,
     maxRequestsPerRun: 100,
   },
+  writeCeiling: {
+    connections: 4,
+    warmupSeconds: 2,
+    secondsPerRun: 30,
+    rounds: 2,
+    maxRequestsPerRun: 60,
+    instances: 2,
+    poolMax: 2,
+    cpus: 0.25,
+    periodMicros: 20_000,
+  },
   memoryPets: 20_000,
 };
 
 /** Seconds each measurement should take, for the ETA (servers starting, seeding, and so on included). */
 export function plannedSeconds(config: BenchConfig, frameworks: number = FRAMEWORKS.length) {
-  const { http, core, postgres: pg, sqlite } = config;
+  const { http, core, postgres: pg, sqlite, writeCeiling: ceiling } = config;
   const full = config.mode === 'full';
   // Each framework's two sides (raw shares ours with node) and the control, two operations.
   const servers = 2 * frameworks + 1;
@@ -103,5 +137,9 @@ export function plannedSeconds(config: BenchConfig, frameworks: number = FRAMEWO
     // Three workloads x three servers, and the files' seeding.
     sqlite: full ? 9 * (sqlite.rounds * sqlite.secondsPerRun + sqlite.warmupSeconds) + 5 : 3,
     memory: full ? 8 : 1,
+    // Three sides (ours, the peer, its copy), their servers started and seeded.
+    writeCeiling: full
+      ? 3 * (ceiling.rounds * ceiling.secondsPerRun + ceiling.warmupSeconds) + 10
+      : 4,
   };
 }

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { processTree } from './cgroup.js';
 
 /**
  * CPU time from /proc (Linux): how much CPU one process, and the whole machine,
@@ -42,14 +43,19 @@ export function processCpuSeconds(pid: number): number | undefined {
 }
 
 /**
- * CPU seconds of every `postgres` process on the machine, with those of children already
- * reaped (the postmaster's cutime + cstime), so the sum only grows while backends and
- * autovacuum workers come and go. Undefined where /proc is missing.
+ * CPU seconds of one PostgreSQL server (its postmaster and every process it forked), or of every
+ * `postgres` process on the machine when its postmaster is not known (a server of the user's),
+ * with those of children already reaped (the postmaster's cutime + cstime), so the sum only grows
+ * while backends and autovacuum workers come and go. Undefined where /proc is missing. Counting
+ * one server's tree keeps other PostgreSQL servers on the machine out of the figure.
  */
-export function postgresCpuSeconds(): number | undefined {
-  let pids: string[];
+export function postgresCpuSeconds(postmasterPid?: number): number | undefined {
+  let pids: (string | number)[];
   try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+    pids =
+      postmasterPid === undefined
+        ? readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+        : processTree(postmasterPid);
   } catch {
     return undefined;
   }
@@ -89,18 +95,33 @@ export interface CpuSpent {
 const delta = (after: number | undefined, before: number | undefined) =>
   after === undefined || before === undefined ? undefined : after - before;
 
-/** Runs `work` and reports the CPU `pid` and the machine spent meanwhile. */
+/** CPU seconds of several processes together; undefined when any is gone. */
+function processesCpuSeconds(pids: readonly number[]): number | undefined {
+  let total = 0;
+  for (const pid of pids) {
+    const seconds = processCpuSeconds(pid);
+    if (seconds === undefined) return undefined;
+    total += seconds;
+  }
+  return total;
+}
+
+/**
+ * Runs `work` and reports the CPU `pid` (or several processes, summed: the instances of one
+ * side) and the machine spent meanwhile.
+ */
 export async function withCpu<T>(
-  pid: number,
+  pid: number | readonly number[],
   work: () => Promise<T>,
 ): Promise<{ result: T; cpu: CpuSpent }> {
-  const processBefore = processCpuSeconds(pid);
+  const pids = typeof pid === 'number' ? [pid] : pid;
+  const processBefore = processesCpuSeconds(pids);
   const machineBefore = machineBusySeconds();
   const result = await work();
   return {
     result,
     cpu: {
-      process: delta(processCpuSeconds(pid), processBefore),
+      process: delta(processesCpuSeconds(pids), processBefore),
       machine: delta(machineBusySeconds(), machineBefore),
     },
   };

@@ -30,11 +30,17 @@ export interface RunBounds {
 export interface Contestant {
   readonly name: string;
   readonly child: BenchChild;
-  readonly spec: (bounds: RunBounds) => LoadSpec;
+  /** The load of one run; `server` is the instance it goes to, for a side of several. */
+  readonly spec: (bounds: RunBounds, server: BenchChild) => LoadSpec;
   /** Asked before a run (a fresh count) and after it: the server's event-loop p99 over the run. */
   readonly eventLoopP99?: () => Promise<number | null>;
   /** CPU seconds of the database the server uses, read before and after each run. */
   readonly databaseCpuSeconds?: () => number | undefined;
+  /**
+   * A side of several servers (instances of one service): every one of them, `child` first.
+   * A run spreads its connections over them (`spreadLoad`) and sums their CPU.
+   */
+  readonly instances?: readonly BenchChild[];
 }
 
 /**
@@ -74,7 +80,8 @@ export async function runInterleaved(
   ): Promise<MeasuredRun> => {
     await contestant.eventLoopP99?.();
     const databaseBefore = contestant.databaseCpuSeconds?.();
-    const run = await withCpu(contestant.child.pid, () => loadOf(contestant, bounds(seconds)));
+    const pids = (contestant.instances ?? [contestant.child]).map((child) => child.pid);
+    const run = await withCpu(pids, () => loadOf(contestant, bounds(seconds)));
     const databaseAfter = contestant.databaseCpuSeconds?.();
     return {
       load: check(what, run.result),
@@ -104,7 +111,35 @@ export async function runInterleaved(
 }
 
 const loadOf = (contestant: Contestant, bounds: RunBounds): Promise<LoadResult> =>
-  load(contestant.spec(bounds));
+  contestant.instances === undefined
+    ? load(contestant.spec(bounds, contestant.child))
+    : spreadLoad(contestant.instances, contestant.spec, bounds);
+
+/**
+ * One run over several servers at once: the connections (and a request count) split evenly,
+ * one autocannon per server, started together. Requests and req/s add up; p50 and p99 are the
+ * highest of the servers' (each generator keeps its own histogram).
+ */
+export async function spreadLoad(
+  servers: readonly BenchChild[],
+  spec: (bounds: RunBounds, server: BenchChild) => LoadSpec,
+  bounds: RunBounds,
+): Promise<LoadResult> {
+  const share = (total: number) => Math.max(1, Math.ceil(total / servers.length));
+  const each: RunBounds = {
+    ...bounds,
+    connections: share(bounds.connections),
+    maxRequests: bounds.maxRequests === undefined ? undefined : share(bounds.maxRequests),
+  };
+  const results = await Promise.all(servers.map((server) => load(spec(each, server))));
+  return {
+    rps: results.reduce((sum, result) => sum + result.rps, 0),
+    requests: results.reduce((sum, result) => sum + result.requests, 0),
+    p50Ms: Math.max(...results.map((result) => result.p50Ms)),
+    p99Ms: Math.max(...results.map((result) => result.p99Ms)),
+    failures: results.reduce((sum, result) => sum + result.failures, 0),
+  };
+}
 
 /** One line of progress for a run. */
 export function describe(result: LoadResult, cpuSeconds: number | undefined): string {

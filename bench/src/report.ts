@@ -5,6 +5,7 @@ import type {
   AdapterResults,
   Control,
   OverloadOnlyResults,
+  PostgresResults,
   Results,
   RunFigures,
   Spread,
@@ -13,7 +14,7 @@ import type {
 } from './results.js';
 import { NOISE_LIMIT } from './run-figures.js';
 import { median } from './stats.js';
-import { failing, roundRatios } from './targets.js';
+import { failing, roundRatios, SATURATED } from './targets.js';
 
 const ms = (value: number): string =>
   value < 0.1 ? `${fmt(value * 1000, 1)} µs` : `${fmt(value, 3)} ms`;
@@ -95,8 +96,9 @@ function postgresSection(
     `autocannon, ${pg.connections} connections, a pool of ${pg.poolMax} on every server, ${pg.secondsPerRun} s per run, ` +
       `${pg.rounds} rounds of ours, the peer and the peer's copy (the control), interleaved. The peer ` +
       '(`src/peers`) passes the conformance suite; a keyed create sends a new Idempotency-Key per request to ' +
-      'every server, and both sides store the claim with the pet in one transaction. PostgreSQL CPU: every ' +
-      '`postgres` process, per request served.',
+      'every server, and both sides store the claim with the pet in one transaction. PostgreSQL CPU: the ' +
+      "bench's server (its postmaster and every process it forked), per request served; Node CPU: the " +
+      'server process. CPU ratios pair run k of ours with run k of the peer.',
     '',
   );
   if (pg.pgbouncerMissing !== undefined)
@@ -118,7 +120,13 @@ function postgresSection(
         'Target',
         'Result',
         'Node CPU µs peer / ours',
+        'Ours/peer (min–max)',
+        'Target',
+        'Result',
         'PostgreSQL CPU µs peer / ours',
+        'Ours/peer (min–max)',
+        'Target',
+        'Result',
       ],
       pg.rows.map((row) => {
         const label = `postgres ${row.path} ${row.workload}`;
@@ -135,7 +143,11 @@ function postgresSection(
           controlOf(row.control, 'p99'),
           ...cell(`${label}: p99 ours/hand-written`),
           `${micros(row.bare.medianServerCpuMicros)} / ${micros(row.ours.medianServerCpuMicros)}`,
+          spreadOf(row.serverCpu),
+          ...cell(`${label}: Node CPU per request ours/hand-written`),
           `${micros(row.postgresCpuMicros.bare)} / ${micros(row.postgresCpuMicros.ours)}`,
+          spreadOf(row.postgresCpu),
+          ...cell(`${label}: PostgreSQL CPU per request ours/hand-written`),
         ];
       }),
     ),
@@ -148,15 +160,35 @@ function postgresSection(
         'trip is one turn of the conversation (a pipelined Parse/Bind/Execute/Sync is one).',
       '',
       table(
-        ['Workload', 'Side', 'Requests', 'Round trips', 'Bytes to PostgreSQL', 'Bytes back'],
-        pg.wire.map((row) => [
-          row.workload,
-          row.side,
-          fmt(row.requests),
-          fmt(row.roundTrips, 2),
-          fmt(row.bytesToDatabase),
-          fmt(row.bytesFromDatabase),
-        ]),
+        [
+          'Workload',
+          'Side',
+          'Requests',
+          'Round trips',
+          'Bytes to PostgreSQL',
+          'Bytes back',
+          'Bytes to PostgreSQL ours/peer',
+          'Target',
+          'Result',
+        ],
+        pg.wire.map((row) => {
+          const peer = pg.wire.find((p) => p.side === 'peer' && p.workload === row.workload);
+          const ours = row.side === 'ours' && peer !== undefined;
+          return [
+            row.workload,
+            row.side,
+            fmt(row.requests),
+            fmt(row.roundTrips, 2),
+            fmt(row.bytesToDatabase),
+            fmt(row.bytesFromDatabase),
+            ours ? fmt(row.bytesToDatabase / peer.bytesToDatabase, 3) : '',
+            ...(ours
+              ? cell(
+                  `postgres direct ${row.workload}: bytes to PostgreSQL per request ours/hand-written`,
+                )
+              : ['', '']),
+          ];
+        }),
       ),
       '',
     );
@@ -169,6 +201,77 @@ function postgresSection(
             `${row.path} ${row.workload}: peer ${runsOf(row.bare)}; ours ${runsOf(row.ours)}`,
         )
         .join('. '),
+    '',
+  );
+  return out;
+}
+
+const share = (value: number | null): string => (value === null ? 'n/a' : fmt(value, 2));
+
+/** Section 4's write ceiling: keyed creates/s with PostgreSQL held to a CPU quota. */
+function writeCeilingSection(
+  results: Pick<Results, 'writeCeiling'>,
+  cell: Cell,
+  charts: ChartLines,
+): string[] {
+  const out = ['### The write ceiling: keyed creates/s with PostgreSQL under a CPU quota', ''];
+  const ceiling = results.writeCeiling;
+  if (!('rounds' in ceiling)) return [...out, `Skipped: ${ceiling.skipped}`, ''];
+  const name = `postgres write ceiling (${ceiling.cpus} CPU): keyed creates/s ours/hand-written`;
+  out.push(
+    `PostgreSQL (its postmaster and every backend) held to ${ceiling.cpus} CPU by a cgroup v1 quota ` +
+      `(${fmt(ceiling.cpus * ceiling.periodMicros)} µs per ${fmt(ceiling.periodMicros)} µs period; ` +
+      '`src/cgroup.ts`), the servers and the load generator outside it. Each side is ' +
+      `${ceiling.instances} instances on one schema, as a fleet shares its primary, pools of ${ceiling.poolMax}, ` +
+      `${ceiling.connections} connections spread over them; a new Idempotency-Key per request. ` +
+      `${ceiling.rounds} interleaved rounds of ${ceiling.secondsPerRun} s, the peer's copy as the control. ` +
+      'Quota used: PostgreSQL CPU over quota × run time (near 1: PostgreSQL is what limits). ' +
+      'What a primary of this size takes is the peer req/s × (its CPUs / ' +
+      `${ceiling.cpus}), as long as the quota is what limits.`,
+    '',
+    table(
+      [
+        'Peer keyed creates/s',
+        'Ours keyed creates/s',
+        'Ours/peer (min–max)',
+        'Control',
+        'Target',
+        'Result',
+        'PostgreSQL CPU µs peer / ours',
+        'Ours/peer (min–max)',
+        'Quota used peer / ours',
+        'Throttled periods',
+        'p99 peer / ours',
+      ],
+      [
+        [
+          fmt(ceiling.bare.medianRps),
+          fmt(ceiling.ours.medianRps),
+          spreadOf(ceiling.throughput),
+          controlOf(ceiling.control, 'throughput'),
+          ...cell(name),
+          `${micros(ceiling.postgresCpuMicros.bare)} / ${micros(ceiling.postgresCpuMicros.ours)}`,
+          spreadOf(ceiling.postgresCpu),
+          `${share(ceiling.quotaUsed.bare)} / ${share(ceiling.quotaUsed.ours)}`,
+          fmt(ceiling.throttledPeriods),
+          `${fmt(ceiling.bare.medianP99Ms, 1)} / ${fmt(ceiling.ours.medianP99Ms, 1)} ms`,
+        ],
+      ],
+    ),
+    '',
+    ...images(charts, 'write-ceiling.svg'),
+  );
+  const used = [ceiling.quotaUsed.bare, ceiling.quotaUsed.ours];
+  if (used.some((share) => share !== null && share < SATURATED)) {
+    out.push(
+      `**Not saturated**: PostgreSQL used less than ${SATURATED} of its quota on one side (the servers or ` +
+        'the load generator did not get the CPU to push it, a sign of a busy machine): that side read below ' +
+        'the ceiling, and the target reads noisy.',
+      '',
+    );
+  }
+  out.push(
+    `Every run, keyed creates/s (p99 ms): peer ${runsOf(ceiling.bare)}; ours ${runsOf(ceiling.ours)}`,
     '',
   );
   return out;
@@ -562,6 +665,7 @@ export function renderMarkdown(results: Results, charts: ChartLines = new Map())
   out.push(...pageCostSection(results, cell), ...images(charts, 'page-cost.svg'));
 
   out.push(...postgresSection(results, cell, charts));
+  out.push(...writeCeilingSection(results, cell, charts));
 
   out.push('## 5. Memory storage: bytes per pet', '');
   const memory = results.memory;
@@ -624,40 +728,48 @@ export function renderMarkdown(results: Results, charts: ChartLines = new Map())
   return out.join('\n');
 }
 
-/** `--only`: the machine, section 1 for the chosen frameworks, and their targets. */
-export function renderAdapterMarkdown(
-  results: AdapterResults,
-  charts: ChartLines = new Map(),
+/** A partial run's RESULTS.md: the machine, a line saying what ran, its sections, its targets. */
+function partialMarkdown(
+  results: AdapterResults | SqliteResults | PostgresResults,
+  ran: string,
+  sections: (cell: Cell) => string[],
 ): string {
   const enforced = results.mode === 'full';
   const out = head(results, enforced);
-  out.push(
-    `> Adapter rows only (\`--only ${results.only.join(',')}\`): no other measurement ran.`,
-    '',
-    ...adapterSection(results.adapterOverhead, cellsOf(results), charts),
-    ...targetsSection(results, enforced),
-  );
+  out.push(`> ${ran}: no other measurement ran.`, '', ...sections(cellsOf(results)));
+  out.push(...targetsSection(results, enforced));
   return out.join('\n');
 }
 
+/** `--only`: the machine, section 1 for the chosen frameworks, and their targets. */
+export const renderAdapterMarkdown = (
+  results: AdapterResults,
+  charts: ChartLines = new Map(),
+): string =>
+  partialMarkdown(results, `Adapter rows only (\`--only ${results.only.join(',')}\`)`, (cell) =>
+    adapterSection(results.adapterOverhead, cell, charts),
+  );
+
 /** `--only sqlite`: the machine, the SQLite rows of section 3, section 7, and their targets. */
-export function renderSqliteMarkdown(
+export const renderSqliteMarkdown = (
   results: SqliteResults,
   charts: ChartLines = new Map(),
-): string {
-  const enforced = results.mode === 'full';
-  const cell = cellsOf(results);
-  const out = head(results, enforced);
-  out.push(
-    '> SQLite only (`--only sqlite`): no other measurement ran.',
-    '',
+): string =>
+  partialMarkdown(results, 'SQLite only (`--only sqlite`)', (cell) => [
     ...pageCostSection(results, cell),
     ...images(charts, 'page-cost.svg'),
     ...sqliteSection(results, cell, charts),
-    ...targetsSection(results, enforced),
-  );
-  return out.join('\n');
-}
+  ]);
+
+/** `--only postgres`: the machine, section 4 with the write ceiling, and their targets. */
+export const renderPostgresMarkdown = (
+  results: PostgresResults,
+  charts: ChartLines = new Map(),
+): string =>
+  partialMarkdown(results, 'PostgreSQL only (`--only postgres`)', (cell) => [
+    ...postgresSection(results, cell, charts),
+    ...writeCeilingSection(results, cell, charts),
+  ]);
 
 /** `--only overload`: the machine, section 8 and its targets. */
 export function renderOverloadOnlyMarkdown(
@@ -678,7 +790,7 @@ export function renderOverloadOnlyMarkdown(
 
 /** results.json: the same values, to six significant digits (more would be noise). */
 export function renderJson(
-  results: Results | AdapterResults | SqliteResults | OverloadOnlyResults,
+  results: Results | AdapterResults | SqliteResults | OverloadOnlyResults | PostgresResults,
 ): string {
   const trim = (_key: string, value: unknown) =>
     typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value)

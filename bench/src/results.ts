@@ -132,8 +132,10 @@ export interface PostgresRow extends Ratios {
   /** The peer. */
   readonly bare: RunFigures;
   readonly ours: RunFigures;
-  /** PostgreSQL's CPU µs per request (every postgres process), median of rounds; null without /proc. */
+  /** PostgreSQL's CPU µs per request (the server's processes), median of rounds; null without /proc. */
   readonly postgresCpuMicros: { readonly bare: number | null; readonly ours: number | null };
+  /** The same, ours / the peer's, run k over run k: median, min and max; null without /proc. */
+  readonly postgresCpu: Spread | null;
 }
 
 /** What one side says to PostgreSQL per request (direct path, through a counting proxy). */
@@ -156,6 +158,31 @@ export interface PostgresVsBare {
   readonly wire: WireRow[];
   /** Why the PgBouncer rows are missing, when they are. */
   readonly pgbouncerMissing?: string;
+}
+
+/**
+ * Keyed creates with PostgreSQL held to a CPU quota (a cgroup): what one primary of that size
+ * takes from each side, `instances` servers each, the peer's copy as the control.
+ */
+export interface WriteCeiling extends Ratios {
+  /** The quota, in CPUs, and the period it applies to. */
+  readonly cpus: number;
+  readonly periodMicros: number;
+  readonly instances: number;
+  readonly poolMax: number;
+  readonly connections: number;
+  readonly secondsPerRun: number;
+  readonly rounds: number;
+  /** The peer. */
+  readonly bare: RunFigures;
+  readonly ours: RunFigures;
+  /** PostgreSQL's CPU µs per request (the group's), median of rounds. */
+  readonly postgresCpuMicros: { readonly bare: number | null; readonly ours: number | null };
+  readonly postgresCpu: Spread | null;
+  /** The share of the quota PostgreSQL used over a run, median of rounds: near 1, saturated. */
+  readonly quotaUsed: { readonly bare: number | null; readonly ours: number | null };
+  /** Periods in which the quota ran out (cpu.stat), over all the runs. */
+  readonly throttledPeriods: number;
 }
 
 export type SqliteWorkload = 'list' | 'create' | 'keyed create';
@@ -220,6 +247,7 @@ export interface Results {
   readonly coreAlone: CoreAlone[];
   readonly pageCost: { readonly sizes: number[]; readonly rows: PageCostRow[] };
   readonly postgres: PostgresVsBare | { readonly skipped: string };
+  readonly writeCeiling: WriteCeiling | { readonly skipped: string };
   readonly sqlite: SqliteVsBare;
   readonly memory: MemoryFootprint;
   readonly docsAssets: DocsAssets;
@@ -259,6 +287,18 @@ export interface SqliteResults {
   readonly durationSeconds: number;
   readonly pageCost: { readonly sizes: number[]; readonly rows: PageCostRow[] };
   readonly sqlite: SqliteVsBare;
+  readonly targets: Target[];
+  readonly notes: string[];
+}
+
+/** `--only postgres`: section 4 and the write ceiling (never the committed results). */
+export interface PostgresResults {
+  readonly mode: 'full' | 'smoke';
+  readonly only: ['postgres'];
+  readonly machine: Machine;
+  readonly durationSeconds: number;
+  readonly postgres: PostgresVsBare;
+  readonly writeCeiling: WriteCeiling | { readonly skipped: string };
   readonly targets: Target[];
   readonly notes: string[];
 }

@@ -41,6 +41,17 @@ export function figures(runs: readonly MeasuredRun[]): RunFigures {
 export const databaseCpuMicros = (runs: readonly MeasuredRun[]): number | null =>
   medianOf(runs.map((run) => perRequest(run.databaseCpuSeconds, run.load.requests)));
 
+/** The database's CPU per request, ours / the other side's, run k over run k; null where unknown. */
+export function databaseCpuRatio(
+  bareRuns: readonly MeasuredRun[],
+  oursRuns: readonly MeasuredRun[],
+): Spread | null {
+  const per = (runs: readonly MeasuredRun[]) =>
+    runs.map((run) => perRequest(run.databaseCpuSeconds, run.load.requests));
+  const ratios = pairedRatios(per(oursRuns), per(bareRuns));
+  return ratios === null || ratios.length === 0 ? null : spread(ratios);
+}
+
 /** Median, min and max of per-round ratios. */
 export function spread(rounds: readonly number[]): Spread {
   return {

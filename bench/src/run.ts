@@ -7,6 +7,8 @@
  *   to a temp dir (or `--out`); the committed results stay as they are.
  * `--only sqlite`: just section 7 (SQLite against a bare node:sqlite route) and the SQLite
  *   rows of section 3, likewise.
+ * `--only postgres`: just section 4 (PostgreSQL against the pg peer) and the write ceiling,
+ *   likewise.
  * `--strict`: exit 1 when a target does not hold (a full run only).
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -21,6 +23,7 @@ import {
   databaseCharts,
   overloadCharts,
   pageCostChart,
+  writeCeilingChart,
   writeCharts,
 } from './charts.js';
 import { FRAMEWORKS, FULL, plannedSeconds, SMOKE } from './config.js';
@@ -41,6 +44,7 @@ import {
 } from './measurements/page-cost.js';
 import { measurePostgresVsBare } from './measurements/postgres-vs-bare.js';
 import { measureSqliteVsBare } from './measurements/sqlite-vs-bare.js';
+import { measureWriteCeiling } from './measurements/write-ceiling.js';
 import { type BenchDatabase, startDatabase } from './postgres.js';
 import { dropSchemas } from './postgres-seed.js';
 import { Progress } from './progress.js';
@@ -50,6 +54,7 @@ import {
   renderJson,
   renderMarkdown,
   renderOverloadOnlyMarkdown,
+  renderPostgresMarkdown,
   renderSqliteMarkdown,
   targetCount,
 } from './report.js';
@@ -59,6 +64,7 @@ import type {
   Machine,
   OverloadOnlyResults,
   PageCostRow,
+  PostgresResults,
   Results,
   SqliteResults,
 } from './results.js';
@@ -68,6 +74,7 @@ import {
   allTargets,
   failing,
   overloadTargets,
+  postgresSectionTargets,
   sqliteOnlyTargets,
 } from './targets.js';
 
@@ -87,20 +94,23 @@ const { values: flags } = parseArgs({
 const config = flags.smoke ? SMOKE : FULL;
 
 /**
- * `--only express,node` or `--only express --only node`: adapter rows; `--only sqlite`: the
- * SQLite parts (alone); `--only overload`: section 8 (alone); undefined: the whole run.
+ * `--only express,node` or `--only express --only node`: adapter rows; `--only sqlite` or
+ * `--only postgres`: that database's parts (alone); `--only overload`: section 8 (alone);
+ * undefined: the whole run.
  */
 function onlyParts(
   values: readonly string[] | undefined,
-): Framework[] | 'sqlite' | 'overload' | undefined {
+): Framework[] | 'sqlite' | 'postgres' | 'overload' | undefined {
   if (values === undefined) return undefined;
   const names = values.flatMap((value) => value.split(',')).map((name) => name.trim());
   const known: readonly string[] = FRAMEWORKS;
   const unknown = names.filter((name) => !known.includes(name));
-  if (names.length === 1 && (names[0] === 'sqlite' || names[0] === 'overload')) return names[0];
+  const alone = ['sqlite', 'postgres', 'overload'] as const;
+  const single = names.length === 1 ? alone.find((name) => name === names[0]) : undefined;
+  if (single !== undefined) return single;
   if (unknown.length > 0 || names.length === 0) {
     throw new Error(
-      `--only takes ${FRAMEWORKS.join(', ')}; or sqlite or overload alone; got ${values.join(' ')}`,
+      `--only takes ${FRAMEWORKS.join(', ')}; or sqlite, postgres or overload alone; got ${values.join(' ')}`,
     );
   }
   return FRAMEWORKS.filter((framework) => names.includes(framework));
@@ -193,7 +203,7 @@ async function adapterRowsOnly(frameworks: Framework[]): Promise<number> {
  * `--strict` (a full run) when a target fails on its median and is not noisy.
  */
 async function finish(
-  results: Results | AdapterResults | SqliteResults | OverloadOnlyResults,
+  results: Results | AdapterResults | SqliteResults | OverloadOnlyResults | PostgresResults,
   charts: readonly Chart[],
   render: (charts: ChartLines) => string,
 ): Promise<number> {
@@ -276,6 +286,59 @@ const overloadOptions = (database: BenchDatabase | undefined) => ({
   ownDatabase: database !== undefined && database.source !== 'BENCH_DATABASE_URL',
   haproxy: HAPROXY !== '',
 });
+/** `--only postgres`: section 4 and its write ceiling, nothing else. */
+async function postgresOnly(): Promise<number> {
+  const plan = plannedSeconds(config);
+  progress.plan(plan.postgresStart + plan.postgres + plan.writeCeiling);
+  progress.log(
+    `petstore bench (${config.mode}, PostgreSQL only) on ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, Node ${process.version}`,
+  );
+  const notes: string[] = [];
+  await settle(notes);
+  const database = await startDatabase();
+  progress.done(plan.postgresStart);
+  progress.log(`PostgreSQL ready (${database.source})`);
+  const schemas: string[] = [];
+  try {
+    const pinned = pinSelf(LOAD_CPU);
+    const postgres = await measurePostgresVsBare(config, database, progress, schemas);
+    const writeCeiling = await measureWriteCeiling(config, database, progress, schemas);
+    const partial = {
+      mode: config.mode,
+      only: ['postgres'] as ['postgres'],
+      machine: machine(pinned),
+      durationSeconds: progress.elapsedSeconds,
+      postgres,
+      writeCeiling,
+      notes,
+    };
+    const results: PostgresResults = {
+      ...partial,
+      targets: postgresSectionTargets(postgres, writeCeiling),
+    };
+    return await finish(results, postgresCharts(postgres, writeCeiling), (charts) =>
+      renderPostgresMarkdown(results, charts),
+    );
+  } finally {
+    await closeDatabase(database, schemas);
+  }
+}
+
+/** Section 4's charts: its rows, and the write ceiling when it ran. */
+const postgresCharts = (
+  postgres: Results['postgres'],
+  ceiling: Results['writeCeiling'],
+): Chart[] => [
+  ...('rows' in postgres ? databaseCharts('postgres', postgres.rows) : []),
+  ...('rounds' in ceiling ? [writeCeilingChart(ceiling)] : []),
+];
+
+/** A shared server keeps nothing of ours; an embedded one goes away whole. */
+async function closeDatabase(database: BenchDatabase, schemas: readonly string[]): Promise<void> {
+  if (database.source === 'BENCH_DATABASE_URL')
+    await dropSchemas(database.url, schemas).catch(() => undefined);
+  await database.stop();
+}
 
 async function main(): Promise<number> {
   const plan = plannedSeconds(config);
@@ -285,7 +348,8 @@ async function main(): Promise<number> {
   progress.plan(docsAssetsSeconds(config));
   const overloadCases = usePostgres ? 3 : 2;
   progress.plan(overloadCases * overloadPlannedSeconds(overloadConfig(config.mode)));
-  if (usePostgres) progress.plan(plan.postgresStart + plan.pageCost + plan.postgres);
+  if (usePostgres)
+    progress.plan(plan.postgresStart + plan.pageCost + plan.postgres + plan.writeCeiling);
   progress.log(
     `petstore bench (${config.mode}) on ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, Node ${process.version}`,
   );
@@ -324,10 +388,15 @@ async function main(): Promise<number> {
       pageRows.push(...(await measurePageCostPostgres(config, database.url, progress, schemas)));
       progress.done(plan.pageCost - 3 * config.pages.rounds);
     }
+    const skipped = { skipped: 'PostgreSQL measurements skipped (--no-postgres).' };
     const postgres =
       database === undefined
-        ? { skipped: 'PostgreSQL measurements skipped (--no-postgres).' }
-        : await measurePostgresVsBare(config, database.url, progress, schemas);
+        ? skipped
+        : await measurePostgresVsBare(config, database, progress, schemas);
+    const writeCeiling =
+      database === undefined
+        ? skipped
+        : await measureWriteCeiling(config, database, progress, schemas);
     const sqlite = await measureSqliteVsBare(config, progress);
     const memory = await measureMemory(config, progress);
     progress.done(plan.memory);
@@ -346,6 +415,7 @@ async function main(): Promise<number> {
       coreAlone,
       pageCost: { sizes: [...config.pages.sizes], rows: pageRows },
       postgres,
+      writeCeiling,
       sqlite,
       memory,
       docsAssets,
@@ -356,29 +426,25 @@ async function main(): Promise<number> {
     const charts = [
       ...adapterCharts(adapterOverhead),
       pageCostChart(pageRows),
-      ...('rows' in postgres ? databaseCharts('postgres', postgres.rows) : []),
+      ...postgresCharts(postgres, writeCeiling),
       ...databaseCharts('sqlite', sqlite.rows),
       ...overloadCharts(overload),
     ];
     return await finish(results, charts, (lines) => renderMarkdown(results, lines));
   } finally {
-    if (database !== undefined) {
-      // A shared server keeps nothing of ours; an embedded one goes away whole.
-      if (database.source === 'BENCH_DATABASE_URL')
-        await dropSchemas(database.url, schemas).catch(() => undefined);
-      await database.stop();
-    }
+    if (database !== undefined) await closeDatabase(database, schemas);
   }
 }
 
-(only === undefined
-  ? main()
-  : only === 'sqlite'
-    ? sqliteOnly()
-    : only === 'overload'
-      ? overloadOnly()
-      : adapterRowsOnly(only)
-).then(
+const chosen = (): Promise<number> => {
+  if (only === undefined) return main();
+  if (only === 'sqlite') return sqliteOnly();
+  if (only === 'postgres') return postgresOnly();
+  if (only === 'overload') return overloadOnly();
+  return adapterRowsOnly(only);
+};
+
+chosen().then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(

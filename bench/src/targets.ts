@@ -16,6 +16,7 @@ import type {
   SqliteResults,
   SqliteRow,
   Target,
+  WireRow,
 } from './results.js';
 import { median } from './stats.js';
 
@@ -35,8 +36,25 @@ export const LIMITS = {
   steadyState: 0.95,
   memoryPageGrowth: 1.5,
   postgresPageGrowth: 2,
-  /** PostgreSQL, ours / the hand-written node:http + pg peer: list, create and keyed create. */
+  /**
+   * `@petstore/node` create over memory: server CPU per request, ours / the hand-written
+   * node:http peer's (the body read and parse on Node without the portable reader's cost).
+   */
+  nodeCreateCpu: 1.03,
+  /**
+   * PostgreSQL, ours / the hand-written node:http + pg peer: list, create and keyed create,
+   * straight to PostgreSQL and through PgBouncer in transaction mode.
+   */
   postgresThroughput: 0.95,
+  /**
+   * Straight to PostgreSQL, ours / the peer's, per request: PostgreSQL's CPU (the primary is the
+   * one part that does not scale out), the bytes sent to it, and the server's own (Node) CPU.
+   */
+  postgresCpu: 1.05,
+  postgresBytes: 1.1,
+  postgresNodeCpu: 1.15,
+  /** Keyed creates/s, ours / the peer's, with PostgreSQL held to a fixed CPU quota. */
+  writeCeiling: 0.95,
   /**
    * SQLite (section 7), ours / the bare node:http route with the same statements on node:sqlite,
    * list, create and keyed create alike (the bare keyed create stores the same claim).
@@ -86,9 +104,23 @@ function ratioTargets(label: string, row: Ratios, limit: number): Target[] {
   ];
 }
 
+/** A per-round ratio of CPU per request at most `limit`, where /proc gave one. */
+const cpuTarget = (name: string, spread: Spread | null, limit: number): Target[] =>
+  spread === null ? [] : [ofRounds(atMost(name, spread.median, limit), spread, undefined)];
+
 export function adapterTargets(row: AdapterOverhead): Target[] {
   if (row.framework === 'raw') return [];
-  return ratioTargets(`${row.framework} ${row.operation}`, row, LIMITS.throughput[row.framework]);
+  const label = `${row.framework} ${row.operation}`;
+  return [
+    ...ratioTargets(label, row, LIMITS.throughput[row.framework]),
+    ...(row.framework === 'node' && row.operation === 'create'
+      ? cpuTarget(
+          `${label}: server CPU per request ours/hand-written`,
+          row.serverCpu,
+          LIMITS.nodeCreateCpu,
+        )
+      : []),
+  ];
 }
 
 export const OVERLOAD_LIMITS = {
@@ -196,8 +228,79 @@ export function steadyStateRatio(rows: readonly AdapterOverhead[]): number {
 }
 
 export function postgresTargets(row: PostgresRow): Target[] {
-  return ratioTargets(`postgres ${row.path} ${row.workload}`, row, LIMITS.postgresThroughput);
+  const label = `postgres ${row.path} ${row.workload}`;
+  return [
+    ...ratioTargets(label, row, LIMITS.postgresThroughput),
+    ...(row.path === 'direct'
+      ? [
+          ...cpuTarget(
+            `${label}: PostgreSQL CPU per request ours/hand-written`,
+            row.postgresCpu,
+            LIMITS.postgresCpu,
+          ),
+          ...cpuTarget(
+            `${label}: Node CPU per request ours/hand-written`,
+            row.serverCpu,
+            LIMITS.postgresNodeCpu,
+          ),
+        ]
+      : []),
+  ];
 }
+
+/** Bytes sent to PostgreSQL per request, ours / the peer's, for each workload of the wire count. */
+export function wireTargets(rows: readonly WireRow[]): Target[] {
+  return rows
+    .filter((row) => row.side === 'ours')
+    .flatMap((ours) => {
+      const peer = rows.find((row) => row.side === 'peer' && row.workload === ours.workload);
+      return peer === undefined
+        ? []
+        : [
+            atMost(
+              `postgres direct ${ours.workload}: bytes to PostgreSQL per request ours/hand-written`,
+              ours.bytesToDatabase / peer.bytesToDatabase,
+              LIMITS.postgresBytes,
+            ),
+          ];
+    });
+}
+
+/** The share of its quota PostgreSQL must use on both sides for the ceiling to be its ceiling. */
+export const SATURATED = 0.9;
+
+/**
+ * Keyed creates/s under PostgreSQL's CPU quota, ours / the peer's: noisy with its control, and
+ * when PostgreSQL did not use its quota on a side (a busy machine starved the servers or the
+ * load generator, so that side read below the ceiling).
+ */
+export function writeCeilingTargets(ceiling: Results['writeCeiling']): Target[] {
+  if (!('rounds' in ceiling)) return [];
+  const { bare, ours } = ceiling.quotaUsed;
+  const unsaturated = [bare, ours].some((share) => share !== null && share < SATURATED);
+  return [
+    ofRounds(
+      atLeast(
+        `postgres write ceiling (${ceiling.cpus} CPU): keyed creates/s ours/hand-written`,
+        ceiling.throughput.median,
+        LIMITS.writeCeiling,
+      ),
+      ceiling.throughput,
+      ceiling.control?.noisy.throughput === true || unsaturated,
+    ),
+  ];
+}
+
+/** Section 4's targets: every row's, the wire count's and the write ceiling's. */
+export const postgresSectionTargets = (
+  postgres: Results['postgres'],
+  ceiling: Results['writeCeiling'],
+): Target[] => [
+  ...('rows' in postgres
+    ? [...postgres.rows.flatMap(postgresTargets), ...wireTargets(postgres.wire)]
+    : []),
+  ...writeCeilingTargets(ceiling),
+];
 
 export function pageTargets(row: PageCostRow, largest: number, smallest: number): Target[] {
   const limit =
@@ -254,7 +357,7 @@ export function allTargets(results: Omit<Results, 'targets'>): Target[] {
       LIMITS.steadyState,
     ),
     ...results.pageCost.rows.flatMap((row) => pageTargets(row, sizes.at(-1) ?? 0, sizes[0] ?? 0)),
-    ...('rows' in results.postgres ? results.postgres.rows.flatMap(postgresTargets) : []),
+    ...postgresSectionTargets(results.postgres, results.writeCeiling),
     ...results.sqlite.rows.flatMap(sqliteTargets),
     atMost('memory storage: bytes per pet', results.memory.bytesPerPet, LIMITS.bytesPerPet),
     ...docsAssetTargets(results.docsAssets),

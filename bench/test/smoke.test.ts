@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, inject, test } from 'vitest';
+import { cpuGroupUnsupported } from '../src/cgroup.js';
 import type { Results } from '../src/results.js';
 
 declare module 'vitest' {
@@ -20,9 +21,13 @@ let outDir: string | undefined;
 let onlyDir: string | undefined;
 let sqliteDir: string | undefined;
 let overloadDir: string | undefined;
+let postgresDir: string | undefined;
+// The write ceiling needs a CPU quota (root, cgroup v1 cpu): where there is none it is skipped
+// and says why.
+const noQuota = cpuGroupUnsupported();
 
 afterAll(async () => {
-  for (const dir of [outDir, onlyDir, sqliteDir, overloadDir]) {
+  for (const dir of [outDir, onlyDir, sqliteDir, overloadDir, postgresDir]) {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   }
 });
@@ -166,6 +171,7 @@ test('the smoke bench runs every measurement and leaves the committed results al
     ]),
   );
   for (const row of pg.wire) expect(row.roundTrips).toBeGreaterThan(0);
+  expectWriteCeiling(results.writeCeiling);
   expect(results.sqlite.rows.map((row) => row.workload)).toEqual([
     'list',
     'create',
@@ -186,14 +192,19 @@ test('the smoke bench runs every measurement and leaves the committed results al
   // every offered load, and the alone case's refusal costs.
   expectOverload(results.overload);
   // Every target appears with a verdict, though a smoke run enforces none.
-  // Adapter rows 2 each but raw (reported, no target), the steady-state check, pages 2 each,
-  // PostgreSQL 2 per workload per path, SQLite 2 per workload, memory, docs asset 2, and the
-  // overload goals of the defaults (6 for the fleet and PostgreSQL, 2 alone).
+  // Adapter rows 2 each but raw (reported, no target), node create's CPU, the steady-state
+  // check, pages 2 each, PostgreSQL 2 per workload per path and 2 CPU ratios per direct
+  // workload, bytes per workload, the write ceiling's, SQLite 2 per workload, memory, docs
+  // asset 2, and the overload goals of the defaults (6 for the fleet and PostgreSQL, 2 alone).
   expect(results.targets.length).toBe(
     (results.adapterOverhead.length - 2) * 2 +
       1 +
+      1 +
       results.pageCost.rows.length * 2 +
       paths.length * 3 * 2 +
+      3 * 2 +
+      3 +
+      (noQuota === undefined ? 1 : 0) +
       3 * 2 +
       1 +
       2 +
@@ -212,6 +223,7 @@ test('the smoke bench runs every measurement and leaves the committed results al
     'postgres-throughput.svg',
     'sqlite-latency.svg',
     'sqlite-throughput.svg',
+    ...(noQuota === undefined ? ['write-ceiling.svg'] : []),
   ]);
   for (const chart of charts) {
     expect(markdown).toContain(`(charts/${chart})`);
@@ -290,10 +302,50 @@ test('--only overload runs just section 8', async () => {
   expect(await mtime(committedResults)).toBe(committedBefore);
 }, 120_000);
 
+test('--only postgres runs just section 4 and the write ceiling', async () => {
+  postgresDir = await mkdtemp(join(tmpdir(), 'petstore-bench-test-postgres-'));
+  const committedBefore = await mtime(committedResults);
+  const { code, output } = await runSmoke(postgresDir, ['--only', 'postgres']);
+  expect(code, output).toBe(0);
+  const results = JSON.parse(await readFile(join(postgresDir, 'results.json'), 'utf8')) as Record<
+    string,
+    unknown
+  > &
+    Pick<Results, 'postgres' | 'writeCeiling' | 'targets'>;
+  expect(results.only).toEqual(['postgres']);
+  expect(results.adapterOverhead).toBeUndefined();
+  expect(results.sqlite).toBeUndefined();
+  if (!('rows' in results.postgres)) throw new Error('section 4 skipped');
+  expect(results.postgres.rows.length).toBeGreaterThanOrEqual(3);
+  expectWriteCeiling(results.writeCeiling);
+  expect(results.targets.map((target) => target.name)).toContain(
+    'postgres direct keyed create: bytes to PostgreSQL per request ours/hand-written',
+  );
+  const markdown = await readFile(join(postgresDir, 'RESULTS.md'), 'utf8');
+  expect(markdown).toContain('### The write ceiling');
+  expect(await mtime(committedResults)).toBe(committedBefore);
+}, 120_000);
+
+/** The write ceiling ran (PostgreSQL under its quota), or says why not. */
+function expectWriteCeiling(ceiling: Results['writeCeiling']): void {
+  if (noQuota !== undefined) {
+    expect(ceiling).toEqual({ skipped: `no CPU quota possible: ${noQuota}` });
+    return;
+  }
+  if (!('rounds' in ceiling)) throw new Error(`write ceiling skipped: ${ceiling.skipped}`);
+  expect(ceiling.bare.medianRps).toBeGreaterThan(0);
+  expect(ceiling.ours.medianRps).toBeGreaterThan(0);
+  expect(ceiling.throughput.rounds).toHaveLength(ceiling.rounds);
+  expect(ceiling.control?.what).toBe('the pg peer, twice');
+  // PostgreSQL's CPU was read from its group (whether a smoke run's few requests exhaust the
+  // quota depends on the machine: test/cgroup.test.ts holds that a quota holds).
+  expect(ceiling.quotaUsed.ours).toBeGreaterThan(0);
+}
+
 test('--only refuses a framework the bench does not know', async () => {
   const { code, output } = await runSmoke(tmpdir(), ['--only', 'koa']);
   expect(code).not.toBe(0);
   expect(output).toContain(
-    '--only takes express, hapi, node, fastify, raw; or sqlite or overload alone; got koa',
+    '--only takes express, hapi, node, fastify, raw; or sqlite, postgres or overload alone; got koa',
   );
 }, 30_000);

@@ -5,6 +5,7 @@ import { postgresCpuSeconds } from '../cpu-usage.js';
 import { checked, type RunBounds, runInterleaved } from '../interleave.js';
 import { load } from '../load.js';
 import { seedPgPeer } from '../peers/index.js';
+import type { BenchDatabase } from '../postgres.js';
 import { benchSchema, seedPostgres } from '../postgres-seed.js';
 import type { Progress } from '../progress.js';
 import type {
@@ -14,7 +15,7 @@ import type {
   PostgresWorkload,
   WireRow,
 } from '../results.js';
-import { compared, control, databaseCpuMicros } from '../run-figures.js';
+import { compared, control, databaseCpuMicros, databaseCpuRatio } from '../run-figures.js';
 import { startServer } from '../servers/start.js';
 import { startWireCounter } from '../wire-count.js';
 import { requestSpec } from './adapter-overhead.js';
@@ -61,6 +62,7 @@ async function measureWorkload(
   path: PostgresPath,
   workload: PostgresWorkload,
   trio: Trio,
+  postmasterPid: number | undefined,
 ): Promise<PostgresRow> {
   const contestants = (['peer', 'ours', 'copy'] as const).map((name) => ({
     name,
@@ -69,7 +71,7 @@ async function measureWorkload(
       ...requestSpec(trio[name], workload === 'list' ? 'list' : 'create', bounds),
       idempotencyKeys: workload === 'keyed create',
     }),
-    databaseCpuSeconds: postgresCpuSeconds,
+    databaseCpuSeconds: () => postgresCpuSeconds(postmasterPid),
   }));
   const label = `postgres ${path} ${workload}`;
   const runs = await runInterleaved(contestants, config.postgres, progress, label, checked);
@@ -80,6 +82,7 @@ async function measureWorkload(
     ...compared(of('peer'), of('ours')),
     control: control('the pg peer, twice', of('peer'), of('copy')),
     postgresCpuMicros: { bare: databaseCpuMicros(of('peer')), ours: databaseCpuMicros(of('ours')) },
+    postgresCpu: databaseCpuRatio(of('peer'), of('ours')),
   };
 }
 
@@ -154,10 +157,11 @@ async function measureWire(
  */
 export async function measurePostgresVsBare(
   config: BenchConfig,
-  databaseUrl: string,
+  database: Pick<BenchDatabase, 'url' | 'postmasterPid'>,
   progress: Progress,
   schemas: string[],
 ): Promise<PostgresVsBare> {
+  const databaseUrl = database.url;
   const { connections, secondsPerRun, rounds } = config.postgres;
   const poolMax = connections;
   const found = findPgBouncer();
@@ -175,7 +179,9 @@ export async function measurePostgresVsBare(
       const trio = await startTrio(databaseUrl, url, path, poolMax, schemas);
       try {
         for (const workload of WORKLOADS) {
-          rows.push(await measureWorkload(config, progress, path, workload, trio));
+          rows.push(
+            await measureWorkload(config, progress, path, workload, trio, database.postmasterPid),
+          );
         }
       } finally {
         await Promise.all([trio.ours.stop(), trio.peer.stop(), trio.copy.stop()]);

@@ -6,6 +6,7 @@ export { errorResponse } from './http/errors.js';
 export type {
   Handler,
   HandlerResponse,
+  HostReadBody,
   ParsedBody,
   PetStoreRequest,
   PetStoreResponse,

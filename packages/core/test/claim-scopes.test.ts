@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createPetStore, type IdempotencyClaim, type PetStoreOptions } from '../src/index.js';
+import { claimScopes } from '../src/storage/scope.js';
 import { arrayStorage } from './support/array-storage.js';
 
 // What the core hands the storage as an Idempotency-Key claim's scope: never a plain digest of
@@ -116,6 +117,20 @@ describe('the scope of an Idempotency-Key claim', () => {
       hmacScope(SECRET, token),
       [hmacScope(OLD_SECRET, token)],
     ]);
+  });
+
+  it('is worked out once per principal and store options: later creates get it at once, no promise', async () => {
+    const options = { scopeSecret: SECRET, previousScopeSecrets: [OLD_SECRET] };
+    const principal = { kind: 'principal', id: digest, derivedFromKey: true } as const;
+    const first = claimScopes(principal, options);
+    expect(first).toBeInstanceOf(Promise);
+    const scopes = await first;
+    expect(scopes).toEqual({ scope: hmacScope(SECRET), alsoScopes: [hmacScope(OLD_SECRET)] });
+    expect(claimScopes(principal, options)).toBe(scopes);
+    // Another store's options are worked out for themselves.
+    const other = claimScopes(principal, { scopeSecret: OLD_SECRET, previousScopeSecrets: [] });
+    expect(other).toBeInstanceOf(Promise);
+    expect(await other).toEqual({ scope: hmacScope(OLD_SECRET), alsoScopes: [] });
   });
 
   it('refuses a short secret, and a previous entry that is neither a secret nor none, at start', () => {

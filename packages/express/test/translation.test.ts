@@ -10,6 +10,11 @@ function echoStore(): PetStore {
   const describeBody = async (body: PetStoreRequest['body']): Promise<unknown> => {
     if (body === undefined || typeof body === 'string') return body;
     if (body instanceof Uint8Array) return { bytes: Buffer.from(body).toString() };
+    // The unread stream, as the Node layer hands it over: read whole when asked.
+    if ('kind' in body && body.kind === 'read') {
+      const read = await body.read(1 << 20);
+      return { stream: typeof read === 'string' ? read : Buffer.from(read).toString() };
+    }
     if (Symbol.asyncIterator in body) {
       const chunks: Uint8Array[] = [];
       for await (const chunk of body) chunks.push(chunk);

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Request } from '@hapi/hapi';
 import { type Mount, type PetStoreRequest, type RequestBody, readTarget } from '@petstore/core';
-import { bodyChunks, toCoreRequest as fromNode } from '@petstore/node';
+import { bodyReader, toCoreRequest as fromNode } from '@petstore/node';
 
 /** Where the plugin is mounted (its prefix), and whether hapi's router folds case there. */
 export interface PluginMount {
@@ -15,7 +15,7 @@ export interface PluginMount {
  * and the onRequest fallback have no payload step: the raw stream, then.
  */
 const bodyOf = (request: Request): RequestBody =>
-  bodyChunks((request.payload as Readable | undefined) ?? request.raw.req);
+  bodyReader((request.payload as Readable | undefined) ?? request.raw.req);
 
 /** Percent-escapes of unreserved characters decoded: the one spelling change hapi's router makes. */
 const decodeUnreserved = (target: string): string =>

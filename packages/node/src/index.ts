@@ -1,4 +1,5 @@
 export { bodyChunks } from './body-chunks.js';
+export { bodyReader } from './body-reader.js';
 export {
   type ClientErrorEvent,
   type ClientErrorHandlerOptions,

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import type { PetStoreRequest, RequestBody, RequestHeaders } from '@petstore/core';
-import { bodyChunks } from './body-chunks.js';
+import { bodyReader } from './body-reader.js';
 
 /** A request as node:http (or its HTTP/2 compatibility API) gives it; `body` is set when a parser ran upstream. */
 export type NodeRequest = (IncomingMessage | Http2ServerRequest) & { readonly body?: unknown };
@@ -13,7 +13,7 @@ export function bodyOf(req: NodeRequest): RequestBody {
   const parsed = req.body;
   // Nobody read a byte (no parser ran, or the body is empty, which body-parser
   // calls `{}`): the core reads the stream itself and stops at its own limit.
-  if (parsed === undefined || !req.readableDidRead) return bodyChunks(req);
+  if (parsed === undefined || !req.readableDidRead) return bodyReader(req);
   if (typeof parsed === 'string' || parsed instanceof Uint8Array) return parsed;
   const length = Number(req.headers['content-length']);
   return { kind: 'parsed', value: parsed, byteLength: Number.isNaN(length) ? undefined : length };

@@ -13,33 +13,69 @@ export const statementTimeoutCall = (millis: number): string => {
   return `SELECT set_config('statement_timeout', '${millis}', true)`;
 };
 
-/** Text PostgreSQL could not store unchanged (NUL, a lone surrogate) is refused, as inline-sql does. */
-function checkValues(values: readonly unknown[]): void {
-  values.forEach((value, index) => {
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (typeof item === 'string' && (item.includes('\u0000') || !item.isWellFormed())) {
-        throw new TypeError(`parameter $${index + 1} holds NUL or a lone surrogate`);
-      }
+const unstorable = (item: unknown): boolean =>
+  typeof item === 'string' && (item.includes('\u0000') || !item.isWellFormed());
+
+/**
+ * Text PostgreSQL could not store unchanged (NUL, a lone surrogate), alone or in an array, is
+ * refused, as inline-sql does. On every call: a plain loop, nothing allocated.
+ */
+export function checkValues(values: readonly unknown[]): void {
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index];
+    if (unstorable(value) || (Array.isArray(value) && value.some(unstorable))) {
+      throw new TypeError(`parameter $${index + 1} holds NUL or a lone surrogate`);
     }
-  });
+  }
 }
 
 /**
- * A statement whose values travel as bind parameters, never in its text, for the statements that
- * carry an Idempotency-Key claim's scopes and key: the text is what `pg_stat_activity`, a
- * statement log and a tracing span's `db.query.text` show, and a scope there would leave the
- * process. Still one message, one round trip and one implicit transaction: Parse, Bind and
- * Execute of `timeoutCall` (see `statementTimeoutCall`), then of `text` with `values`, then one
- * Sync. The server arms each statement's timer as it starts it, so `text` runs under the
+ * The statement that sets the timeout for one transaction, ahead of the work in the same
+ * message: its text, parsed with the message (unnamed), or the name it was prepared under on
+ * this connection (see session.ts).
+ */
+export type TimeoutStatement = { readonly text: string } | { readonly name: string };
+
+/** A statement with its values as bind parameters: named (prepared once per connection) or not. */
+export interface BoundStatement {
+  readonly text: string;
+  readonly values: unknown[];
+  /** Its name, when it is prepared once per connection; pg sends its Parse the first time only. */
+  readonly name?: string | undefined;
+}
+
+/**
+ * A statement whose values travel as bind parameters, never in its text: the text is what
+ * `pg_stat_activity`, a statement log and a tracing span's `db.query.text` show, and an
+ * Idempotency-Key claim's scope there would leave the process. One message, one round trip and
+ * one implicit transaction: with `timeout`, Bind and Execute (after its Parse, unnamed) of the
+ * statement that sets the timeout, then (Parse,) Bind and Execute of the statement, then one
+ * Sync. The server arms each statement's timer as it starts it, so the statement runs under the
  * timeout set just before, which lasts until the Sync ends the transaction. pg answers with one
  * result per statement, as for a multi-statement simple query.
  *
- * A `pg.Query` serves one call: make a new one for each attempt.
+ * Without `timeout` (the session keeps the timeout) it is pg's own extended query. A `pg.Query`
+ * serves one call: make a new one for each attempt.
  */
-export function boundQuery(timeoutCall: string, text: string, values: unknown[]): pg.Query {
-  checkValues(values);
+export function boundQuery(
+  timeout: TimeoutStatement | undefined,
+  statement: BoundStatement,
+): pg.QueryConfig<unknown[]> | pg.Query {
+  const { text, values, name } = statement;
+  // pg counts any ParseComplete as the named statement's own: one for an unnamed timeout ahead
+  // of it would make pg think it parsed, and never parse it.
+  if (timeout !== undefined && 'text' in timeout && name !== undefined) {
+    throw new TypeError('a named statement goes with a prepared timeout statement only');
+  }
   // The extended protocol whatever the values (pg would send a simple query for none).
-  const config = { text, values, types: int8Types, queryMode: 'extended' };
+  const config = {
+    text,
+    values,
+    types: int8Types,
+    queryMode: 'extended',
+    ...(name === undefined ? {} : { name }),
+  };
+  if (timeout === undefined) return config;
   const query = new pg.Query(config);
   const submitStatement = query.submit.bind(query);
   query.submit = (connection: Connection) => {
@@ -48,8 +84,9 @@ export function boundQuery(timeoutCall: string, text: string, values: unknown[])
     const { stream } = connection;
     stream.cork?.();
     try {
-      connection.parse({ text: timeoutCall, name: '', types: [] }, true);
-      connection.bind({}, true);
+      // A prepared one (session.ts prepared it on this connection) needs no Parse.
+      if ('text' in timeout) connection.parse({ text: timeout.text, name: '', types: [] }, true);
+      connection.bind({ statement: 'name' in timeout ? timeout.name : '' }, true);
       connection.describe({ type: 'P' }, true);
       connection.execute({}, true);
       return submitStatement(connection);

@@ -1,10 +1,12 @@
 import { StorageUnavailableError } from '@petstore/core';
-import type { Pool, QueryConfig, QueryResultRow } from 'pg';
-import { boundQuery, statementTimeoutCall } from './bound-query.js';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { boundQuery, checkValues, statementTimeoutCall } from './bound-query.js';
 import { inlineParameters, statementTimeout } from './inline-sql.js';
 import { int8Types } from './int8.js';
 import type { ResolvedTimeouts } from './options.js';
-import { pooledQuery } from './pooled-query.js';
+import { type OneQuery, pooledQuery } from './pooled-query.js';
+import { isPreparedStatementError, type NamedStatements, statementName } from './prepared.js';
+import { createSessions, type Session } from './session.js';
 import { isStaleConnection, toStorageError } from './unavailable.js';
 
 // Slack on the client-side timer so that the server's own statement_timeout fires first: a
@@ -12,11 +14,12 @@ import { isStaleConnection, toStorageError } from './unavailable.js';
 // unknown. Either way the caller gets a rejection, never a success.
 const GRACE_MILLIS = 1000;
 
-// The statement timeout travels with the work, as `SET LOCAL statement_timeout`, never as a
-// connection startup parameter or a session SET: transaction-mode poolers (PgBouncer, hosted
-// poolers) refuse unknown startup parameters, and hand each transaction whichever server
-// connection is free, so a session setting would land on someone else's transaction. SET LOCAL
-// lasts exactly one transaction, on the connection that runs it.
+// The statement timeout is never a connection startup parameter: transaction-mode poolers
+// (PgBouncer, hosted poolers) refuse unknown ones. It is the session's own only on a direct
+// connection of the storage's own pool (see session.ts); anywhere else it travels with the work,
+// `SET LOCAL` (or set_config(…, true)) in each transaction: a pooler hands each transaction
+// whichever server connection is free, so a session setting would land on someone else's
+// transaction, and a host's pool serves the host's own work too.
 
 // A server restart leaves every idle pooled connection dead at once; each one the pool hands
 // out before its error event has been processed costs one attempt.
@@ -25,15 +28,16 @@ const STALE_RETRIES = 3;
 /** Reads and writes, each under the server's statement timeout, with error mapping. */
 export interface Executor {
   /**
-   * A statement that changes nothing, sent with its timeout as one simple-protocol message (one
-   * round trip; parameters inlined, see inline-sql.ts). When the pool hands out a connection the
-   * server has already ended, it runs again on another one (within the same time bound).
+   * A statement that changes nothing, in one round trip: named (prepared once per connection)
+   * with its values bound, or sent with its timeout as one simple-protocol message (parameters
+   * inlined, see inline-sql.ts). When the pool hands out a connection the server has already
+   * ended, it runs again on another one (within the same time bound).
    */
   read<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
   /**
    * One writing statement, the same way: the message is one implicit transaction, committed
-   * before the answer comes back, so it resolves only with committed rows. Writes never retry:
-   * whether a write that failed mid-flight committed is unknown.
+   * before the answer comes back, so it resolves only with committed rows. Writes never retry
+   * on a connection that failed: whether a write that failed mid-flight committed is unknown.
    */
   write<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
   /**
@@ -45,7 +49,7 @@ export interface Executor {
   writeBound<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
   /**
    * `read` with `before` (statements of ours, no parameters) run ahead of it in the same message
-   * and implicit transaction: the rows of each of them, and the read's.
+   * and implicit transaction, never named: the rows of each of them, and the read's.
    */
   readAfter<Row extends QueryResultRow>(
     before: readonly string[],
@@ -54,10 +58,30 @@ export interface Executor {
   ): Promise<{ before: QueryResultRow[][]; rows: Row[] }>;
 }
 
+/** How statements are sent on a pool, and who hears that the pool could not keep them named. */
+export interface StatementOptions {
+  readonly namedStatements: NamedStatements;
+  /** The pool is the storage's own (its sessions may keep the statement timeout). */
+  readonly ownPool: boolean;
+  /** Told once, when the pool falls back to unnamed statements. */
+  readonly onWarning: (message: string) => void;
+}
+
+interface Attempt {
+  named: boolean;
+}
+
+interface How {
+  readonly retryStale: boolean;
+  readonly bound: boolean;
+  readonly before?: readonly string[];
+}
+
 export function createExecutor(
   pool: Pool,
   timeouts: ResolvedTimeouts,
   isClosed: () => boolean,
+  statements: StatementOptions,
   /** Slack after the server's own timeout (see GRACE_MILLIS); 0 for a replica's reads. */
   graceMillis = GRACE_MILLIS,
 ): Executor {
@@ -71,45 +95,96 @@ export function createExecutor(
 
   const timeoutSql = statementTimeout(queryTimeoutMillis);
   const timeoutCall = statementTimeoutCall(queryTimeoutMillis);
+  const timeoutStatement = { text: timeoutCall, name: statementName(timeoutCall) };
 
-  async function runAll(
+  // Set for good once a connection of this pool could not keep a prepared statement.
+  let unnamed = statements.namedStatements === 'off';
+  const named = (direct: boolean): boolean =>
+    !unnamed && (statements.namedStatements === 'on' || direct);
+  const fallBack = (error: unknown): void => {
+    if (unnamed) return;
+    unnamed = true;
+    const code = String(Reflect.get(error as object, 'code'));
+    try {
+      statements.onWarning(
+        `PostgreSQL: a connection of this pool cannot keep prepared statements (${code}: ` +
+          `${(error as Error).message}), as behind a transaction-mode pooler; this pool sends ` +
+          'unnamed statements from now on (namedStatements: "off" says so from the start)',
+      );
+    } catch {
+      // A logger's failure is not the request's.
+    }
+  };
+  const sessions = createSessions({
+    ownPool: statements.ownPool,
+    timeoutMillis: queryTimeoutMillis,
+    checkDirect: statements.ownPool || statements.namedStatements === 'auto',
+    named,
+    timeoutStatement,
+  });
+
+  /** The statement as this connection's session takes it; `attempt` notes if it was named. */
+  function queryFor(
+    session: Session,
     text: string,
     values: unknown[],
-    {
-      retryStale,
-      bound,
-      before = [],
-    }: { retryStale: boolean; bound: boolean; before?: readonly string[] },
-  ): Promise<QueryResultRow[][]> {
+    how: How,
+    attempt: Attempt,
+  ): OneQuery {
+    const before = how.before ?? [];
+    const prepared = session.timeoutSet || session.timeoutPrepared;
+    const sentNamed = before.length === 0 && prepared && named(session.direct);
+    attempt.named ||= sentNamed;
+    if (sentNamed) {
+      const timeout = session.timeoutSet ? undefined : { name: timeoutStatement.name };
+      return boundQuery(timeout, { text, values, name: statementName(text) });
+    }
+    if (how.bound) {
+      return boundQuery(session.timeoutSet ? undefined : { text: timeoutCall }, { text, values });
+    }
+    // Several statements in one message run as one implicit transaction, so a timeout set by
+    // the first covers the rest (the server arms its timer afresh for each statement).
+    const sql = [...(session.timeoutSet ? [] : [timeoutSql]), ...before];
+    return { text: [...sql, inlineParameters(text, values)].join('; '), types: int8Types };
+  }
+
+  async function runAll(text: string, values: unknown[], how: How): Promise<QueryResultRow[][]> {
     ensureOpen();
-    // Two statements in one message run as one implicit transaction, so the timeout set by the
-    // first covers the second (the server arms its timer afresh for each statement). A bound
-    // query is good for one call only: each attempt makes its own.
-    const simple: QueryConfig<unknown[]> | undefined = bound
-      ? undefined
-      : {
-          text: [timeoutSql, ...before, inlineParameters(text, values)].join('; '),
-          types: int8Types,
-        };
-    const query = () => simple ?? boundQuery(timeoutCall, text, values);
-    // Made before the loop: values a bound query refuses reject the call before anything is sent.
-    const first = query();
+    // Text PostgreSQL would not keep unchanged is refused before anything is sent.
+    checkValues(values);
     // The checkout, then the statement under the server's timeout, then the slack: the bound
     // holds even for a host pool configured without any timeouts.
-    const deadline = performance.now() + connectionTimeoutMillis + queryTimeoutMillis + graceMillis;
-    for (let attempt = 0; ; attempt += 1) {
+    const bound = connectionTimeoutMillis + queryTimeoutMillis + graceMillis;
+    const deadline = performance.now() + bound;
+    let staleRetries = 0;
+    let preparedRetries = 0;
+    for (;;) {
+      // Named: this attempt sent a named statement, or set a connection up (which may prepare one).
+      const attempt: Attempt = { named: false };
+      const build = (client: PoolClient): OneQuery | Promise<OneQuery> => {
+        const session = sessions.of(client);
+        if (!(session instanceof Promise)) return queryFor(session, text, values, how, attempt);
+        attempt.named = true;
+        return session.then((known) => queryFor(known, text, values, how, attempt));
+      };
       try {
-        const results = await pooledQuery<QueryResultRow>(
-          pool,
-          attempt === 0 ? first : query(),
-          deadline - performance.now(),
-          tooLate,
-        );
+        // The first attempt has the whole bound: one duration for every call (see pooledQuery).
+        const left = staleRetries + preparedRetries === 0 ? bound : deadline - performance.now();
+        const results = await pooledQuery<QueryResultRow>(pool, build, left, tooLate);
         return results.map((result) => result.rows);
       } catch (error) {
-        const retry =
-          retryStale && attempt < STALE_RETRIES && isStaleConnection(error) && !isClosed();
-        if (!retry || performance.now() >= deadline) throw toStorageError(error, retryAfterSeconds);
+        // A connection that could not keep a prepared statement of ours: the statement never
+        // ran (see isPreparedStatementError), so the pool falls back to unnamed statements and
+        // it is sent again, writes included (twice at most: a call in flight may meet a second
+        // such connection before it sees the fall-back).
+        const prepared = attempt.named && isPreparedStatementError(error);
+        if (prepared) fallBack(error);
+        const again = prepared
+          ? preparedRetries++ < 2
+          : how.retryStale && staleRetries++ < STALE_RETRIES && isStaleConnection(error);
+        if (!again || isClosed() || performance.now() >= deadline) {
+          throw toStorageError(error, retryAfterSeconds);
+        }
       }
     }
   }
@@ -117,7 +192,7 @@ export function createExecutor(
   const run = async <Row extends QueryResultRow>(
     text: string,
     values: unknown[],
-    how: { retryStale: boolean; bound: boolean },
+    how: How,
   ): Promise<Row[]> => ((await runAll(text, values, how)).at(-1) ?? []) as Row[];
 
   return {
@@ -132,8 +207,8 @@ export function createExecutor(
     ) {
       const results = await runAll(text, values, { retryStale: true, bound: false, before });
       return {
-        // The first result is the statement timeout's SET.
-        before: results.slice(1, 1 + before.length),
+        // Whether the statement timeout's SET came first or not, `before` precede the read.
+        before: results.slice(-1 - before.length, -1),
         rows: (results.at(-1) ?? []) as Row[],
       };
     },

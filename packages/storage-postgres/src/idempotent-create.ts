@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IdempotencyClaim, IdempotentCreateResult, PetInput } from '@petstore/core';
 import type { Executor } from './executor.js';
 import { type ClaimRow, type CreateOnceRow, petValues, type Queries, toPet } from './queries.js';
@@ -8,9 +8,7 @@ import { type ClaimRow, type CreateOnceRow, petValues, type Queries, toPet } fro
  * The one-argument (bigint) lock space is separate from migrate()'s two-int4 locks.
  */
 const claimLockKey = (quotedSchema: string, claim: IdempotencyClaim): string =>
-  createHash('sha256')
-    .update(`${quotedSchema}\u0000${claim.scope}\u0000${claim.key}`)
-    .digest()
+  hash('sha256', `${quotedSchema}\u0000${claim.scope}\u0000${claim.key}`, 'buffer')
     .readBigInt64BE(0)
     .toString();
 
@@ -45,7 +43,7 @@ export async function createPetIdempotently(
 ): Promise<IdempotentCreateResult> {
   // Claims under the principal's other scopes count too (see IdempotencyClaim.alsoScopes). Scopes
   // and key go as bind parameters, never into the statement's text (see bound-query.ts).
-  const scopes = [claim.scope, ...(claim.alsoScopes ?? [])];
+  const alsoScopes = claim.alsoScopes ?? [];
   const [row] = await run.writeBound<CreateOnceRow>(queries.createPetOnce, [
     ...petValues(input),
     claim.scope,
@@ -53,7 +51,7 @@ export async function createPetIdempotently(
     claim.fingerprint,
     Math.max(0, Math.round(claim.retentionMs)),
     claimLockKey(quotedSchema, claim),
-    scopes,
+    alsoScopes,
   ]);
   switch (row?.outcome) {
     case 'created':
@@ -63,6 +61,7 @@ export async function createPetIdempotently(
     case 'in_flight':
       return { kind: 'in_flight' };
     case 'raced': {
+      const scopes = [claim.scope, ...alsoScopes];
       const [found] = await run.readBound<ClaimRow>(queries.selectClaim, [claim.key, scopes]);
       return found === undefined ? { kind: 'in_flight' } : answerOf(found, claim);
     }

@@ -15,5 +15,6 @@ export {
   type PostgresStorageOptions,
   type ReplicaReadOutcome,
 } from './options.js';
+export type { NamedStatements } from './prepared.js';
 export { DEFAULT_SCHEMA } from './schema-name.js';
 export { createPostgresStorage, type PoolCounts, type PostgresStorage } from './storage.js';

@@ -10,20 +10,26 @@ export interface Lease {
 }
 
 const ignore = (): void => undefined;
+/** Connections that already have our `error` listener: it stays for the connection's life. */
+const heard = new WeakSet<PoolClient>();
 
 /**
- * A connection just handed out by pg-pool's `connect` callback, heard from until it is given
- * back: `error` listened for (see lease), `done` called once, with an error closing it.
+ * A connection just handed out by pg-pool's `connect` callback, heard from while it is held:
+ * `error` listened for (see lease), `done` called once, with an error closing it. The listener
+ * goes on at the first hand-out and stays (an idle connection's error still reaches the pool's
+ * own listener, which pg-pool attaches besides), rather than on and off for every query.
  */
 export function hold(client: PoolClient, done: (failure?: Error) => void): Lease {
-  client.on('error', ignore);
+  if (!heard.has(client)) {
+    client.on('error', ignore);
+    heard.add(client);
+  }
   let released = false;
   return {
     client,
     release(failure?: Error): void {
       if (released) return;
       released = true;
-      client.off('error', ignore);
       done(failure);
     },
     get released() {

@@ -1,4 +1,5 @@
 import type { Pool, PoolConfig } from 'pg';
+import type { NamedStatements } from './prepared.js';
 import { DEFAULT_SCHEMA, quoteSchema } from './schema-name.js';
 
 interface CommonOptions {
@@ -43,6 +44,19 @@ interface CommonOptions {
    * what the replica failed with (to log: a wrong password, a refused connection...).
    */
   readonly onReplicaRead?: (outcome: ReplicaReadOutcome, cause?: Error) => void;
+  /**
+   * Named statements, which PostgreSQL parses and plans once per connection: `auto` (default) on
+   * connections that reach PostgreSQL directly, not through a pooler; `on` on every connection
+   * (a pooler that keeps prepared statements, such as PgBouncer 1.21+ with
+   * `max_prepared_statements`); `off` never. A pool whose connection cannot keep one falls back
+   * to unnamed statements whatever this says, and tells `onWarning` once.
+   */
+  readonly namedStatements?: NamedStatements;
+  /**
+   * Told what an operator should know and no request fails of: a pool fell back to unnamed
+   * statements. Default: `process.emitWarning`.
+   */
+  readonly onWarning?: (message: string) => void;
 }
 
 /**

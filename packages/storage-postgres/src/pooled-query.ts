@@ -1,5 +1,8 @@
-import type { Pool, Query, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, Query, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { hold } from './lease.js';
+
+/** A query config, or a `pg.Query` made for this one call (see bound-query.ts). */
+export type OneQuery = QueryConfig<unknown[]> | Query;
 
 /**
  * One query on a pooled connection, bounded by `millis` from the call (checkout included).
@@ -20,20 +23,26 @@ import { hold } from './lease.js';
  */
 export function pooledQuery<Row extends QueryResultRow>(
   pool: Pool,
-  /** A query config, or a `pg.Query` made for this one call (see bound-query.ts). */
-  query: QueryConfig<unknown[]> | Query,
+  /**
+   * The query for the connection it runs on: at once, or (the connection's first use, see
+   * session.ts) once that connection is set up, within the same bound.
+   */
+  build: (client: PoolClient) => OneQuery | Promise<OneQuery>,
   millis: number,
   onTimeout: () => Error,
 ): Promise<QueryResult<Row>[]> {
   return new Promise((resolve, reject) => {
     let settled = false;
     let giveBack: ((failure: Error) => void) | undefined;
+    // Whole milliseconds: Node keeps one list per timer duration, and calls whose durations are
+    // equal share it (appended in O(1), no new native timer), where each fraction of a
+    // millisecond would make a list of its own.
     const timer = setTimeout(() => {
       settled = true;
       const error = onTimeout();
       reject(error);
       giveBack?.(error);
-    }, millis);
+    }, Math.ceil(millis));
     pool.connect((connectError, client, done) => {
       if (settled) {
         if (client !== undefined) done();
@@ -48,21 +57,40 @@ export function pooledQuery<Row extends QueryResultRow>(
       // Given back with an error, a connection is closed instead of kept.
       const { release } = hold(client, done);
       giveBack = release;
-      const answer = (error: Error | null | undefined, results?: unknown): void => {
+      const answer = (error: unknown, results?: unknown): void => {
         if (settled) return; // timed out: the connection is already closed
         settled = true;
         clearTimeout(timer);
-        release(error ?? undefined);
-        // pg answers a multi-statement message with one result per statement.
-        if (error) reject(error);
-        else resolve(results as QueryResult<Row>[]);
+        const failure =
+          error === null || error === undefined
+            ? undefined
+            : error instanceof Error
+              ? error
+              : new Error(String(error));
+        release(failure);
+        if (failure !== undefined) reject(failure);
+        // pg answers a message of several statements with one result per statement, and one of
+        // a single statement with that result alone.
+        else resolve((Array.isArray(results) ? results : [results]) as QueryResult<Row>[]);
       };
+      const send = (query: OneQuery): void => {
+        if (settled) return; // timed out while the connection was set up
+        try {
+          // A Query takes the callback the same way (pg sets it as the query's own).
+          client.query(query as QueryConfig<unknown[]>, answer);
+        } catch (error) {
+          answer(error);
+        }
+      };
+      let query: OneQuery | Promise<OneQuery>;
       try {
-        // A Query takes the callback the same way (pg sets it as the query's own).
-        client.query(query as QueryConfig<unknown[]>, answer);
+        query = build(client);
       } catch (error) {
-        answer(error instanceof Error ? error : new Error(String(error)));
+        answer(error);
+        return;
       }
+      if (query instanceof Promise) query.then(send, answer);
+      else send(query);
     });
   });
 }

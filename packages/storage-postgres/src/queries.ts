@@ -17,6 +17,7 @@ import {
  * schema name, validated and quoted by `quoteSchema`.
  */
 export interface Queries {
+  /** `$1` name, `$2` category, `$3` status: the new pet's id. */
   readonly insertPet: string;
   readonly selectPet: string;
   /** Keyset page: `$1` afterId, `$2` limit. */
@@ -35,9 +36,10 @@ export interface Queries {
    * The keyed create in one statement (see idempotent-create.ts and the function it calls,
    * migrations/003_create_pet_once.sql): `$1`-`$3` as insertPet, `$4` the scope to write, `$5`
    * key, `$6` fingerprint, `$7` retention in ms, `$8` the claim's advisory lock key (decimal
-   * text), `$9` the scopes to read (a text array). One row: `outcome` (`found`, `in_flight`,
-   * `created` or `raced`), the live claim's `fingerprint` when found, and the pet when there is
-   * one. Sent with bind parameters only (`Executor.writeBound`).
+   * text), `$9` the other scopes a claim is read under (a text array, most often empty). One
+   * row: `outcome` (`found`, `in_flight`, `created` or `raced`), the live claim's `fingerprint`
+   * when found, and the pet when there is one. Sent with bind parameters only
+   * (`Executor.writeBound`).
    */
   readonly createPetOnce: string;
   /** Deletes up to 1,000 expired claims, skipping rows another transaction holds. */
@@ -56,7 +58,9 @@ export function queriesFor(quotedSchema: string): Queries {
   const orders = `${quotedSchema}.orders`;
   const claims = `${quotedSchema}.idempotency_keys`;
   return {
-    insertPet: `INSERT INTO ${pets} (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${PET_COLUMNS}`,
+    // The row holds what was sent (text is stored as it came: NUL and lone surrogates are
+    // refused before): only its id comes back.
+    insertPet: `INSERT INTO ${pets} (name, category_id, status) VALUES ($1, $2, $3) RETURNING id`,
     selectPet: `SELECT ${PET_COLUMNS} FROM ${pets} WHERE id = $1`,
     pageOfPets: `SELECT ${PET_COLUMNS} FROM ${pets} WHERE id > $1 ORDER BY id LIMIT $2`,
     // Row bounds rather than `status = $2 AND id > $1 ORDER BY id`: given that form, the planner
@@ -75,9 +79,10 @@ export function queriesFor(quotedSchema: string): Queries {
       FROM ${claims} c JOIN ${pets} p ON p.id = c.pet_id
       WHERE c.key = $1 AND c.scope = ANY ($2::text[]) AND c.expires_at > now()
       LIMIT 1`,
-    // migrations/003_create_pet_once.sql; `$8` is decimal text, too wide for a JS number.
+    // migrations/003_create_pet_once.sql; `$8` is decimal text, too wide for a JS number. The
+    // scopes to read are the one to write and `$9`, so a claim's scope is sent once.
     createPetOnce: `SELECT * FROM ${quotedSchema}.create_pet_once($1, $2, $3, $4, $5, $6, $7,
-      $8::bigint, $9::text[])`,
+      $8::bigint, array_prepend($4::text, $9::text[]))`,
     purgeExpiredClaims: `DELETE FROM ${claims} WHERE ctid = ANY (ARRAY(
       SELECT ctid FROM ${claims} WHERE expires_at < now() LIMIT 1000 FOR UPDATE SKIP LOCKED))`,
   };

@@ -1,6 +1,6 @@
 import { StorageUnavailableError } from '@petstore/core';
 import type { Pool, QueryResultRow } from 'pg';
-import { createExecutor, type Executor } from './executor.js';
+import { createExecutor, type Executor, type StatementOptions } from './executor.js';
 import type { ReplicaReadOutcome, ResolvedReplicaOptions, ResolvedTimeouts } from './options.js';
 
 /**
@@ -41,6 +41,7 @@ export function createReadRouter(
   timeouts: ResolvedTimeouts,
   options: ResolvedReplicaOptions,
   isClosed: () => boolean,
+  statements: StatementOptions,
   onRead: ((outcome: ReplicaReadOutcome, cause?: Error) => void) | undefined,
 ): ReadRouter {
   const { retryAfterSeconds } = timeouts;
@@ -58,6 +59,7 @@ export function createReadRouter(
       retryAfterSeconds,
     },
     isClosed,
+    statements,
     0,
   );
 

@@ -10,7 +10,7 @@ import type {
   PetStorage,
 } from '@petstore/core';
 import type { Pool } from 'pg';
-import { createExecutor } from './executor.js';
+import { createExecutor, type StatementOptions } from './executor.js';
 import { createPetIdempotently } from './idempotent-create.js';
 import {
   type PostgresStorageOptions,
@@ -20,6 +20,7 @@ import {
   resolveTimeouts,
 } from './options.js';
 import { createOwnedPool } from './pool.js';
+import { resolveNamedStatements } from './prepared.js';
 import { purgeExpiredClaims } from './purge.js';
 import {
   type OrderRow,
@@ -80,18 +81,34 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
 
   let closing: Promise<void> | undefined;
   const isClosed = () => closing !== undefined;
-  const run = createExecutor(pool, timeouts, isClosed);
+  const namedStatements = resolveNamedStatements(options.namedStatements);
+  const onWarning = options.onWarning ?? ((message: string) => process.emitWarning(message));
+  const statements = (ownPool: boolean): StatementOptions => ({
+    namedStatements,
+    ownPool,
+    onWarning,
+  });
+  const run = createExecutor(pool, timeouts, isClosed, statements(ownsPool));
   const reads =
     readPool === undefined
       ? run
-      : createReadRouter(run, readPool, timeouts, replica, isClosed, options.onReplicaRead);
+      : createReadRouter(
+          run,
+          readPool,
+          timeouts,
+          replica,
+          isClosed,
+          statements(ownsReadPool),
+          options.onReplicaRead,
+        );
   const purging = purgeExpiredClaims(run, queries, resolvePurgeInterval(options));
 
   return {
     async createPet(input: PetInput): Promise<Pet> {
-      const [row] = await run.write<PetRow>(queries.insertPet, petValues(input));
+      const [row] = await run.write<{ id: number }>(queries.insertPet, petValues(input));
       if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
-      return toPet(row);
+      // The row holds what was sent; the contract's key order.
+      return { id: row.id, name: input.name, categoryId: input.categoryId, status: input.status };
     },
 
     createPetIdempotent(input: PetInput, claim: IdempotencyClaim): Promise<IdempotentCreateResult> {

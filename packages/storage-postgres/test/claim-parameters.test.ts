@@ -8,9 +8,13 @@ import { createPostgresStorage, migrate } from '../src/index.js';
 // which pg_stat_activity, a statement log and a tracing span's db.query.text all show.
 const admin = hostPool();
 const schema = uniqueSchema('bound');
-beforeAll(() => migrate({ pool: admin, schema }));
+// The raced case's claim, written under the same key, needs a schema of its own per case.
+const schemaOf = { auto: schema, off: uniqueSchema('bound_off') } as const;
+beforeAll(async () => {
+  for (const each of Object.values(schemaOf)) await migrate({ pool: admin, schema: each });
+});
 afterAll(async () => {
-  await dropSchema(admin, schema);
+  for (const each of Object.values(schemaOf)) await dropSchema(admin, each);
   await admin.end();
 });
 
@@ -49,66 +53,78 @@ function recordingPool(applicationName: string): {
   return { pool, sent };
 }
 
+// The keyed create's statement (a call of create_pet_once), named (prepared once per connection)
+// or not.
+const KEYED = 'create_pet_once($1';
+
 describe('Idempotency-Key claims on PostgreSQL: scopes and keys as bind parameters', () => {
-  it('created, replayed, refused and raced: no scope or key in any statement text, nor in pg_stat_activity', async () => {
-    const { pool, sent } = recordingPool('bound-claims');
-    const storage = createPostgresStorage({ pool, schema });
-    try {
-      expect((await storage.createPetIdempotent(input, claim('key'))).kind).toBe('created');
-      expect((await storage.createPetIdempotent(input, claim('key'))).kind).toBe('replayed');
-      const other = { ...claim('key'), fingerprint: 'g' };
-      expect((await storage.createPetIdempotent(input, other)).kind).toBe('fingerprint_mismatch');
-      // Under the older scope only: found through alsoScopes.
-      const older = { ...claim('key', 'hmac:another-never-in-text'), alsoScopes: [SCOPE] };
-      expect((await storage.createPetIdempotent(input, older)).kind).toBe('replayed');
+  it.each(['auto', 'off'] as const)(
+    'created, replayed, refused and raced: no scope or key in any statement text, nor in pg_stat_activity (namedStatements %s)',
+    async (namedStatements) => {
+      const applicationName = `bound-claims-${namedStatements}`;
+      const { pool, sent } = recordingPool(applicationName);
+      const schema = schemaOf[namedStatements];
+      const storage = createPostgresStorage({ pool, schema, namedStatements });
+      try {
+        expect((await storage.createPetIdempotent(input, claim('key'))).kind).toBe('created');
+        expect((await storage.createPetIdempotent(input, claim('key'))).kind).toBe('replayed');
+        const other = { ...claim('key'), fingerprint: 'g' };
+        expect((await storage.createPetIdempotent(input, other)).kind).toBe('fingerprint_mismatch');
+        // Under the older scope only: found through alsoScopes.
+        const older = { ...claim('key', 'hmac:another-never-in-text'), alsoScopes: [SCOPE] };
+        expect((await storage.createPetIdempotent(input, older)).kind).toBe('replayed');
 
-      // Raced: a claim that appears without its lock (another transaction's, committed while the
-      // create waits on its row) is read by a second statement, bound too.
-      const holder = await admin.connect();
-      await holder.query('BEGIN');
-      const pet = await holder.query<{ id: string }>(
-        `INSERT INTO "${schema}".pets (name, category_id, status) VALUES ('x', 1, 'sold') RETURNING id::text`,
-      );
-      await holder.query(
-        `INSERT INTO "${schema}".idempotency_keys (scope, key, fingerprint, pet_id, expires_at)
+        // Raced: a claim that appears without its lock (another transaction's, committed while the
+        // create waits on its row) is read by a second statement, bound too.
+        const holder = await admin.connect();
+        await holder.query('BEGIN');
+        const pet = await holder.query<{ id: string }>(
+          `INSERT INTO "${schema}".pets (name, category_id, status) VALUES ('x', 1, 'sold') RETURNING id::text`,
+        );
+        await holder.query(
+          `INSERT INTO "${schema}".idempotency_keys (scope, key, fingerprint, pet_id, expires_at)
          VALUES ($1, $2, 'f', $3, now() + interval '1 hour')`,
-        [SCOPE, claim('raced-key').key, pet.rows[0]?.id],
-      );
-      const raced = storage.createPetIdempotent(input, claim('raced-key'));
-      // What PostgreSQL shows of the keyed create while it waits, then of the last statement.
-      const activity: string[] = [];
-      const ours = `SELECT query, wait_event_type FROM pg_stat_activity
-        WHERE application_name = 'bound-claims'`;
-      await expect
-        .poll(async () => {
-          const { rows } = await admin.query<{ query: string; wait_event_type: string }>(ours);
-          activity.push(...rows.map((row) => row.query));
-          return rows.filter((row) => row.wait_event_type === 'Lock').length;
-        })
-        .toBe(1);
-      await holder.query('COMMIT');
-      holder.release();
-      expect(await raced).toMatchObject({ kind: 'replayed', pet: { id: Number(pet.rows[0]?.id) } });
-      const { rows } = await admin.query<{ query: string }>(ours);
-      activity.push(...rows.map((row) => row.query));
-      expect(activity.join('\n')).toContain('create_pet_once($1');
-      expect(activity.join('\n')).toContain('c.scope = ANY ($2');
+          [SCOPE, claim('raced-key').key, pet.rows[0]?.id],
+        );
+        const raced = storage.createPetIdempotent(input, claim('raced-key'));
+        // What PostgreSQL shows of the keyed create while it waits, then of the last statement.
+        const activity: string[] = [];
+        const ours = `SELECT query, wait_event_type FROM pg_stat_activity
+        WHERE application_name = '${applicationName}'`;
+        await expect
+          .poll(async () => {
+            const { rows } = await admin.query<{ query: string; wait_event_type: string }>(ours);
+            activity.push(...rows.map((row) => row.query));
+            return rows.filter((row) => row.wait_event_type === 'Lock').length;
+          })
+          .toBe(1);
+        await holder.query('COMMIT');
+        holder.release();
+        expect(await raced).toMatchObject({
+          kind: 'replayed',
+          pet: { id: Number(pet.rows[0]?.id) },
+        });
+        const { rows } = await admin.query<{ query: string }>(ours);
+        activity.push(...rows.map((row) => row.query));
+        expect(activity.join('\n')).toContain(KEYED);
+        expect(activity.join('\n')).toContain('c.scope = ANY ($2');
 
-      const texts = sent.map((statement) => statement.text);
-      expect(texts.filter((text) => text.includes('create_pet_once'))).toHaveLength(5);
-      expect(texts.filter((text) => text.includes('c.scope = ANY ($2'))).toHaveLength(1);
-      const leaks = [...texts, ...activity].filter((text) =>
-        SECRETS.some((secret) => text.includes(secret)),
-      );
-      expect(leaks).toEqual([]);
-      // They did reach PostgreSQL, as values.
-      const values = JSON.stringify(sent.map((statement) => statement.values));
-      for (const secret of SECRETS) expect(values).toContain(secret);
-    } finally {
-      await storage.close();
-      await pool.end();
-    }
-  });
+        const texts = sent.map((statement) => statement.text);
+        expect(texts.filter((text) => text.includes(KEYED))).toHaveLength(5);
+        expect(texts.filter((text) => text.includes('c.scope = ANY ($2'))).toHaveLength(1);
+        const leaks = [...texts, ...activity].filter((text) =>
+          SECRETS.some((secret) => text.includes(secret)),
+        );
+        expect(leaks).toEqual([]);
+        // They did reach PostgreSQL, as values.
+        const values = JSON.stringify(sent.map((statement) => statement.values));
+        for (const secret of SECRETS) expect(values).toContain(secret);
+      } finally {
+        await storage.close();
+        await pool.end();
+      }
+    },
+  );
 
   // That the server cancels a keyed create stuck past queryTimeoutMillis is held by
   // unavailable.test.ts and pgbouncer.test.ts (every storage method, code 57014).

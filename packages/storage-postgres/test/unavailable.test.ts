@@ -5,11 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage, migrate } from '../src/index.js';
 import { isUnavailable, reasonOf } from '../src/unavailable.js';
 import {
+  addressOf,
   refusedPort,
   type StartupHoldingProxy,
   silentServer,
   startupHoldingProxy,
   tcpProxy,
+  throughProxy,
 } from './support/servers.js';
 import {
   everyStorageCall,
@@ -57,18 +59,10 @@ async function terminate(applicationName: string): Promise<number> {
 }
 
 /** Host and port of the test server, for a proxy in front of it. */
-function upstreamAddress(): [string, number] {
-  const url = new URL(postgresUrl());
-  return [url.hostname, Number(url.port || 5432)];
-}
+const upstreamAddress = (): [string, number] => addressOf(postgresUrl());
 
 /** The test server's URL, reached through a proxy on 127.0.0.1:`port`. */
-function throughPort(port: number): string {
-  const url = new URL(postgresUrl());
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
-  return url.href;
-}
+const throughPort = (port: number): string => throughProxy(postgresUrl(), port);
 
 /**
  * Ends the held connection on the server as its startup completes, then lets the client read

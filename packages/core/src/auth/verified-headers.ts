@@ -1,13 +1,4 @@
-import * as crypto from 'node:crypto';
-
-/**
- * SHA-256 of a header, as 32 latin1 characters: the shortest Map key, the cheapest to look up.
- * `crypto.hash` (Node >= 20.12) skips the Hash object; Node 20.11 takes createHash.
- */
-const sha256: (text: string) => string =
-  typeof crypto.hash === 'function'
-    ? (text) => crypto.hash('sha256', text, 'binary')
-    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('binary');
+import { sha256 } from './sha256.js';
 
 /**
  * Principals of Authorization headers that already matched a listed key, by
@@ -24,9 +15,12 @@ export class VerifiedHeaders<TPrincipal> {
     this.#limit = limit;
   }
 
-  /** The header's digest: what `get` and `remember` take. */
+  /**
+   * The header's digest, as 32 latin1 characters (the shortest Map key, the cheapest to look
+   * up): what `get` and `remember` take.
+   */
   static digest(header: string): string {
-    return sha256(header);
+    return sha256(header, 'binary');
   }
 
   get(digest: string): TPrincipal | undefined {

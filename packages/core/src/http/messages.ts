@@ -12,10 +12,25 @@ export type RequestBody =
   | string
   | Uint8Array
   | AsyncIterable<Uint8Array>
+  /** A host that reads its own stream whole, when the core asks (cheaper than chunk by chunk). */
+  | HostReadBody
   /** The host already parsed the JSON (for example `express.json()` ran upstream). */
   | ParsedBody
   /** The host's own body parser rejected the body before the core saw it. */
   | UnreadableBody;
+
+/**
+ * A body the host reads itself, whole, once the core asks for it (after authentication): on a
+ * host whose stream hands over chunks by events, that costs no promise per chunk.
+ * `read(maxBytes)` resolves with the body: text when the host found it valid UTF-8 (with a
+ * leading byte order mark dropped, as a UTF-8 decoder drops it), else its bytes; or with
+ * `too_large` as soon as more than `maxBytes` arrived, the rest left unread. It rejects when the
+ * client went away.
+ */
+export interface HostReadBody {
+  readonly kind: 'read';
+  read(maxBytes: number): Promise<string | Uint8Array | 'too_large'>;
+}
 
 export interface ParsedBody {
   readonly kind: 'parsed';

@@ -1,6 +1,6 @@
 import { type ApiError, apiError } from '../http/errors.js';
 import { firstHeader, isJsonContentType } from '../http/header-values.js';
-import type { RequestBody, RequestHeaders } from '../http/messages.js';
+import type { HostReadBody, RequestBody, RequestHeaders } from '../http/messages.js';
 import { findRoundedNumbers } from './exact-numbers.js';
 
 const tooLarge = (maxBytes: number): ApiError =>
@@ -16,6 +16,8 @@ const isUnreadable = (
   body: object,
 ): body is { kind: 'unreadable'; reason: 'malformed' | 'too_large' | 'aborted' } =>
   (body as { kind?: unknown }).kind === 'unreadable';
+const isHostRead = (body: object): body is HostReadBody =>
+  (body as { kind?: unknown }).kind === 'read';
 
 /**
  * The request body stream failed: the client hung up (or its connection
@@ -123,6 +125,14 @@ export function readJsonBody(
   if (typeof body === 'string' || body instanceof Uint8Array) {
     const size = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
     return size > maxBytes ? tooLarge(maxBytes) : parseJsonText(body);
+  }
+  if (isHostRead(body)) {
+    return body.read(maxBytes).then(
+      (read) => (read === 'too_large' ? tooLarge(maxBytes) : parseJsonText(read)),
+      (cause: unknown) => {
+        throw new ClientAbortedError('the client went away while the body was read', { cause });
+      },
+    );
   }
   if (Symbol.asyncIterator in body) {
     return readLimited(body, maxBytes).then((bytes) =>

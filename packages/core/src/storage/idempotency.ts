@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../auth/sha256.js';
 import type { ApiError } from '../http/errors.js';
 import type { RequestHeaders } from '../http/messages.js';
 import { invalidValue } from '../input/validation.js';
@@ -18,6 +18,4 @@ export function idempotencyKey(headers: RequestHeaders): string | undefined | Ap
 
 /** The body's meaning, not its bytes: key order and whitespace do not make a different request. */
 export const fingerprint = (pet: NewPet): string =>
-  createHash('sha256')
-    .update(JSON.stringify([pet.name, pet.categoryId, pet.status ?? null]))
-    .digest('base64url');
+  sha256(JSON.stringify([pet.name, pet.categoryId, pet.status ?? null]), 'base64url');

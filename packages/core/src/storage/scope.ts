@@ -53,6 +53,9 @@ const hmacScope = (secret: string, digest: string): string =>
 const scopeUnder = (secret: string | undefined, digest: string): string | Promise<string> =>
   secret === undefined ? slowScope(digest) : hmacScope(secret, digest);
 
+/** Scopes already worked out, per store's options and principal: the same every time. */
+const knownScopes = new WeakMap<ScopeOptions, Map<string, ClaimScopes>>();
+
 /**
  * The stored scope of a principal whose id is a digest of its API key: never that digest, which
  * would let a database dump test guesses at a weak key at SHA-256 speed. With `scopeSecret`,
@@ -62,16 +65,34 @@ const scopeUnder = (secret: string | undefined, digest: string): string | Promis
  *
  * Claims are written under the current form; the forms under `previousScopeSecrets` are read
  * too (`alsoScopes`), so a claim written before the secret was set or changed still replays.
+ *
+ * Worked out once per principal (up to 1,024 of them per store), then answered at once, with
+ * no promise: a keyed create does not pay an HMAC and a wait each time.
  */
-export async function claimScopes(
+export function claimScopes(
   principal: Principal,
   options: ScopeOptions,
-): Promise<ClaimScopes> {
+): ClaimScopes | Promise<ClaimScopes> {
   if (principal.derivedFromKey !== true) return { scope: principal.id, alsoScopes: [] };
-  const scope = await scopeUnder(options.scopeSecret, principal.id);
+  let known = knownScopes.get(options);
+  if (known === undefined) {
+    known = new Map();
+    knownScopes.set(options, known);
+  }
+  const scopes = known.get(principal.id);
+  if (scopes !== undefined) return scopes;
+  const cache = known;
+  return scopesOf(principal.id, options).then((derived) => {
+    if (cache.size < CACHE_LIMIT) cache.set(principal.id, derived);
+    return derived;
+  });
+}
+
+async function scopesOf(digest: string, options: ScopeOptions): Promise<ClaimScopes> {
+  const scope = await scopeUnder(options.scopeSecret, digest);
   const alsoScopes: string[] = [];
   for (const previous of options.previousScopeSecrets) {
-    const older = await scopeUnder(previous, principal.id);
+    const older = await scopeUnder(previous, digest);
     if (older !== scope && !alsoScopes.includes(older)) alsoScopes.push(older);
   }
   return { scope, alsoScopes };

@@ -1,5 +1,19 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
+/** Host and port of a PostgreSQL URL, for a proxy in front of it. */
+export function addressOf(url: string): [string, number] {
+  const { hostname, port } = new URL(url);
+  return [hostname, Number(port || 5432)];
+}
+
+/** The same URL, reached through a proxy on 127.0.0.1:`port`. */
+export function throughProxy(url: string, port: number): string {
+  const via = new URL(url);
+  via.hostname = '127.0.0.1';
+  via.port = String(port);
+  return via.href;
+}
+
 /** A port on 127.0.0.1 where nothing listens (connections are refused). */
 export async function refusedPort(): Promise<number> {
   const server = await listen(createServer());

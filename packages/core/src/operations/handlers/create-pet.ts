@@ -63,8 +63,9 @@ async function storeOnce(
   options: ResolvedOptions,
   publicPath: string,
 ): Promise<HandlerResult> {
+  const scopes = claimScopes(principal, options.idempotencyScopes);
   const claim = {
-    ...(await claimScopes(principal, options.idempotencyScopes)),
+    ...(scopes instanceof Promise ? await scopes : scopes),
     key,
     fingerprint: fingerprint(input),
     retentionMs: options.idempotencyRetentionMs,
