@@ -78,13 +78,25 @@ const broken = (field: string, rule: string): Detail => ({
   message: `${field} ${rule}`,
 });
 
+/** The contract names at most this many problems in a 400 (decisions.md, Errors). */
+export const MAX_DETAILS = 20;
+
+/** What is wrong with a body: the first `MAX_DETAILS` problems, and how many in all. */
+export interface Problems {
+  readonly details: Detail[];
+  readonly total: number;
+}
+
 /**
  * The NewPet rules: every problem at once, fields in schema order (name, categoryId,
- * status), then unknown properties in body order.
+ * status), then unknown properties in body order; the first 20 named, the rest counted.
  */
-export function checkNewPet(value: unknown): SentPet | Detail[] {
+export function checkNewPet(value: unknown): SentPet | Problems {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return [{ path: '(body)', message: 'the request body must be a JSON object' }];
+    return {
+      details: [{ path: '(body)', message: 'the request body must be a JSON object' }],
+      total: 1,
+    };
   }
   const body = value as Readonly<Record<string, unknown>>;
   const { name, categoryId, status } = body;
@@ -99,12 +111,13 @@ export function checkNewPet(value: unknown): SentPet | Detail[] {
   if (Object.hasOwn(body, 'status') && !STATUSES.has(status)) {
     details.push(broken('status', RULES.status));
   }
+  let total = details.length;
   for (const key of Object.keys(body)) {
-    if (key !== 'name' && key !== 'categoryId' && key !== 'status') {
-      details.push({ path: key, message: `${key} is not allowed` });
-    }
+    if (key === 'name' || key === 'categoryId' || key === 'status') continue;
+    total++;
+    if (details.length < MAX_DETAILS) details.push({ path: key, message: `${key} is not allowed` });
   }
-  if (details.length > 0) return details;
+  if (total > 0) return { details, total };
   return {
     name: name as string,
     categoryId: categoryId as number,

@@ -8,7 +8,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { keyChecker, type PeerApiKey, type Verdict } from './auth.js';
-import { checkNewPet, fingerprintOf, parseBody } from './body.js';
+import { checkNewPet, fingerprintOf, MAX_DETAILS, parseBody } from './body.js';
 import { type Detail, encodeCursor, type Page, parseId, RULES, readPage } from './input.js';
 import {
   type KeyedOutcome,
@@ -364,7 +364,9 @@ class Peer {
       return this.#error(req, res, requestId, 400, 'malformed_json', message);
     }
     const sent = checkNewPet(value);
-    if (Array.isArray(sent)) return this.#invalid(req, res, requestId, 'pet', sent, NONE);
+    if ('details' in sent) {
+      return this.#invalid(req, res, requestId, 'pet', sent.details, NONE, sent.total);
+    }
     const { name, categoryId } = sent;
     const pet: NewPet = { name, categoryId, status: sent.status ?? this.#defaultStatus };
     const key = req.idempotencyKey;
@@ -463,7 +465,7 @@ class Peer {
     );
   }
 
-  /** 400 naming every problem: `Invalid <where>: <detail>; <detail>.` */
+  /** 400 naming the problems: `Invalid <where>: [<total> problems, the first 20: ]<detail>; ….` */
   #invalid(
     req: PeerRequest,
     res: ServerResponse,
@@ -471,9 +473,12 @@ class Peer {
     where: string,
     details: readonly Detail[],
     extra: readonly string[],
+    total = details.length,
   ) {
-    const message = `Invalid ${where}: ${details.map((detail) => detail.message).join('; ')}.`;
-    this.#error(req, res, requestId, 400, 'invalid_request', message, extra, details);
+    const named = details.slice(0, MAX_DETAILS);
+    const count = total > named.length ? `${total} problems, the first ${named.length}: ` : '';
+    const message = `Invalid ${where}: ${count}${named.map((detail) => detail.message).join('; ')}.`;
+    this.#error(req, res, requestId, 400, 'invalid_request', message, extra, named);
   }
 
   #error(

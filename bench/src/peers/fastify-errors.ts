@@ -50,11 +50,17 @@ export const RULES = {
   plain: 'must be sent as plain text, not percent-encoded',
 } as const;
 
-/** One 400 for invalid input, every problem listed: `Invalid <where>: <detail>; <detail>.` */
-export function invalidInput(where: string, details: readonly Detail[]): ErrorAnswer {
+/** The contract names at most this many problems in a 400 (decisions.md, Errors). */
+const MAX_DETAILS = 20;
+
+/** One 400 for invalid input: `Invalid <where>: [<n> problems, the first 20: ]<detail>; ….` */
+export function invalidInput(where: string, all: readonly Detail[]): ErrorAnswer {
+  const details = all.slice(0, MAX_DETAILS);
+  const count =
+    all.length > details.length ? `${all.length} problems, the first ${details.length}: ` : '';
   const summary = details.map((detail) => detail.message).join('; ');
-  const body = { code: 'invalid_request', message: `Invalid ${where}: ${summary}.`, status: 400 };
-  return { body: { ...body, details } };
+  const message = `Invalid ${where}: ${count}${summary}.`;
+  return { body: { code: 'invalid_request', message, status: 400, details } };
 }
 
 export const problem = (name: string, rule: string): Detail => ({
