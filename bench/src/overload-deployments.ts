@@ -11,7 +11,6 @@
  * - `alone`: one instance on `memory:`, facing clients directly.
  */
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus as machineCpus } from 'node:os';
 import pg from 'pg';
@@ -139,26 +138,6 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       worst(await Promise.all(instances.map((i) => i.probe(action, liveAfterMs)))),
     stop,
   };
-}
-
-/** A database of its own for a run on the bench's PostgreSQL; the service migrates it. */
-export async function createBenchDatabase(
-  adminUrl: string,
-): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bench_overload_${randomBytes(4).toString('hex')}`;
-  const run = async (sql: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
 /** The postmaster of the server at `url`: the parent of one of its backends (a local server). */

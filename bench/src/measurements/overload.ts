@@ -17,13 +17,13 @@
  * Beside the answers: the parts' CPU, the instances' heap and event loop, and whether the
  * generator kept up (sent on time, read on time).
  */
+import { createTestDatabase } from '@petstore/test-postgres';
 import { cpuGroupUnsupported } from '../cgroup.js';
 import { processCpuSeconds } from '../cpu-usage.js';
 import { AUTHORIZATION, CREATE_BODY, CREATE_PATH, LIST_PATH } from '../fixtures.js';
 import { load } from '../load.js';
 import { type OpenLoopResult, openLoop } from '../open-loop.js';
 import {
-  createBenchDatabase,
   type Deployment,
   type DeploymentKind,
   postmasterPid,
@@ -692,7 +692,7 @@ async function measurePostgresCase(
   notes: string[],
 ): Promise<OverloadCase> {
   const adminUrl = options.databaseUrl as string;
-  const database = await createBenchDatabase(adminUrl);
+  const database = await createTestDatabase(adminUrl);
   const postmaster =
     options.ownDatabase === true && noQuota === undefined
       ? await postmasterPid(adminUrl)

@@ -1,4 +1,5 @@
 export { executable, findExecutable } from './executables.js';
+export { createTestDatabase, type TestDatabase } from './new-database.js';
 export { fillTemplate, findPgBouncer, type PgBouncer, startPgBouncer } from './pgbouncer.js';
 export {
   freePort,
