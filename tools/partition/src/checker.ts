@@ -83,6 +83,40 @@ function upperBound(sorted: readonly number[], value: number): number {
   return low;
 }
 
+/** Appends `value` to the list under `key`, starting one where there is none. */
+function pushTo<K, V>(lists: Map<K, V[]>, key: K, value: V): void {
+  const list = lists.get(key);
+  if (list === undefined) lists.set(key, [value]);
+  else list.push(value);
+}
+
+/**
+ * The highest id of the `[time, id]` pairs whose time is before `t`, as a function of `t` (0 for
+ * none). A walk's last page covers every id above its cursor, but only ids acknowledged (or
+ * listed) before the page was asked for can be missing from it: bounded so, an hour's history
+ * is not walked to its end once per walk.
+ */
+function highestBefore(pairs: readonly (readonly [number, number])[]): (t: number) => number {
+  const sorted = [...pairs].sort((a, b) => a[0] - b[0]);
+  const times = sorted.map(([time]) => time);
+  const highest: number[] = [];
+  let max = 0;
+  for (const [, id] of sorted) {
+    max = Math.max(max, id);
+    highest.push(max);
+  }
+  return (t) => {
+    let low = 0;
+    let high = times.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((times[mid] as number) < t) low = mid + 1;
+      else high = mid;
+    }
+    return low === 0 ? 0 : (highest[low - 1] as number);
+  };
+}
+
 /** Ids in `(after, upTo]` of the ascending `sorted`. */
 function* inRange(sorted: readonly number[], after: number, upTo: number): Generator<number> {
   for (let n = upperBound(sorted, after); n < sorted.length; n++) {
@@ -106,7 +140,8 @@ export function checkHistory(ops: readonly HistoryOp[], stored: readonly StoredP
   const creates = ops.filter((op): op is CreateOp => op.kind === 'create');
   const pages = ops.filter((op): op is PageOp => op.kind === 'page');
   const byName = new Map<string, StoredPet[]>();
-  for (const pet of stored) byName.set(pet.name, [...(byName.get(pet.name) ?? []), pet]);
+  // Pushed, not copied: an hour's history has walks of thousands of pages.
+  for (const pet of stored) pushTo(byName, pet.name, pet);
   const storedIds = new Set(stored.map((pet) => pet.id));
 
   // Creates, against the stored pets.
@@ -164,9 +199,11 @@ export function checkHistory(ops: readonly HistoryOp[], stored: readonly StoredP
     }
   }
   const listedIds = [...firstListed.keys()].sort((a, b) => a - b);
+  const ackedBefore = highestBefore([...ackedAt].map(([id, at]) => [at, id] as const));
+  const listedBefore = highestBefore([...firstListed].map(([id, at]) => [at, id] as const));
 
   const walks = new Map<number, PageOp[]>();
-  for (const page of pages) walks.set(page.walk, [...(walks.get(page.walk) ?? []), page]);
+  for (const page of pages) pushTo(walks, page.walk, page);
   let completeWalks = 0;
   for (const [walk, walkPages] of walks) {
     walkPages.sort((a, b) => a.index - b.index);
@@ -192,7 +229,11 @@ export function checkHistory(ops: readonly HistoryOp[], stored: readonly StoredP
       // The page covers (afterId, its last id], or everything above afterId when it is the last.
       const upTo = page.last === true ? Number.POSITIVE_INFINITY : (ids.at(-1) ?? page.afterId);
       const shown = new Set(ids);
-      for (const id of inRange(ackedIds, page.afterId, upTo)) {
+      for (const id of inRange(
+        ackedIds,
+        page.afterId,
+        Math.min(upTo, ackedBefore(page.invokedAt)),
+      )) {
         const at = ackedAt.get(id) as number;
         if (at >= page.invokedAt || shown.has(id)) continue;
         if (at < began)
@@ -207,7 +248,11 @@ export function checkHistory(ops: readonly HistoryOp[], stored: readonly StoredP
             () => `${where}: id ${id}, acknowledged at ${at.toFixed(2)} s, not shown`,
           );
       }
-      for (const id of inRange(listedIds, page.afterId, upTo)) {
+      for (const id of inRange(
+        listedIds,
+        page.afterId,
+        Math.min(upTo, listedBefore(page.invokedAt)),
+      )) {
         const listedAt = firstListed.get(id) as number;
         const acknowledgedBefore = (ackedAt.get(id) ?? Number.POSITIVE_INFINITY) < page.invokedAt;
         if (listedAt < page.invokedAt && !shown.has(id) && !acknowledgedBefore)
