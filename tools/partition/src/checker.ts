@@ -140,7 +140,7 @@ export function checkHistory(ops: readonly HistoryOp[], stored: readonly StoredP
   const creates = ops.filter((op): op is CreateOp => op.kind === 'create');
   const pages = ops.filter((op): op is PageOp => op.kind === 'page');
   const byName = new Map<string, StoredPet[]>();
-  // Pushed, not copied: an hour's history has walks of thousands of pages.
+  // Pushed, not copied: an hour's history holds a million pets and walks of thousands of pages.
   for (const pet of stored) pushTo(byName, pet.name, pet);
   const storedIds = new Set(stored.map((pet) => pet.id));
 
