@@ -154,7 +154,13 @@ export function renderOverloadMarkdown(results: OverloadResults): string {
     'The service as users run it (`petstore-service`), each server under test in a cgroup of its own ' +
       'with a CPU quota (the instances; PostgreSQL’s postmaster, and so every backend it forks), on ' +
       'the server core; HAProxy on that core without a quota; the load generator alone on the other ' +
-      'core, so it never limits. Each case’s capacity C is the most 2xx per second a closed loop ' +
+      'core, so it never limits. ' +
+      ((results.instanceWarmupSeconds ?? 0) > 0
+        ? `Each instance, as it starts, first gets ${results.instanceWarmupSeconds} s of its case’s ` +
+          'requests in a closed loop at full speed, then enters its quota: V8’s optimising compiler ' +
+          'runs inside the quota, and at 0.1 CPU an instance took tens of seconds of load to warm. '
+        : '') +
+      'Each case’s capacity C is the most 2xx per second a closed loop ' +
       `(autocannon) gets under the quotas. Then an open-loop generator offers ${results.multiples.map((m) => `${m}x`).join(', ')} C: ` +
       'arrivals at a fixed rate whatever the servers do, each on an idle keep-alive connection or a ' +
       `new one (up to ${fmt(results.maxConnections)}, from ${results.clientAddresses} loopback addresses: ` +

@@ -59,6 +59,11 @@ export interface OverloadConfig {
     /** Smoke runs end by count (bounded by the seconds as well). */
     readonly maxRequestsPerRun?: number;
   };
+  /**
+   * Closed-loop load on each instance, before it enters its quota group, at every start (see
+   * overload-deployments.ts): 0 for none.
+   */
+  readonly instanceWarmupSeconds: number;
   /** Open-loop warm-up before each level, at the lower of 0.5x and its level. */
   readonly warmupSeconds: number;
   readonly secondsPerLevel: number;
@@ -95,6 +100,7 @@ export const OVERLOAD_FULL: OverloadConfig = {
     secondsPerRun: 4,
     runs: 2,
   },
+  instanceWarmupSeconds: 3,
   warmupSeconds: 2,
   secondsPerLevel: 4,
   maxConnections: 4096,
@@ -118,6 +124,7 @@ export const OVERLOAD_SMOKE: OverloadConfig = {
     runs: 1,
     maxRequestsPerRun: 200,
   },
+  instanceWarmupSeconds: 0,
   warmupSeconds: 0.05,
   secondsPerLevel: 0.15,
   maxConnections: 256,
@@ -139,7 +146,8 @@ export const overloadPlannedSeconds = (config: OverloadConfig): number => {
       ? config.capacity.warmupSeconds + config.capacity.runs * config.capacity.secondsPerRun
       : 0.5;
   const level = config.warmupSeconds + config.secondsPerLevel + 1;
-  return capacity + 2 * config.runs * (3 + config.multiples.length * level);
+  const start = 3 + 2 * config.instanceWarmupSeconds;
+  return capacity + start + 2 * config.runs * (start + config.multiples.length * level);
 };
 
 export interface OverloadCapacity {
@@ -226,6 +234,8 @@ export interface OverloadResults {
   readonly mode: 'full' | 'smoke';
   readonly multiples: readonly number[];
   readonly runs: number;
+  /** Closed-loop seconds each instance got at full speed before its quota (absent: none). */
+  readonly instanceWarmupSeconds?: number;
   readonly warmupSeconds: number;
   readonly secondsPerLevel: number;
   readonly maxConnections: number;
@@ -332,6 +342,20 @@ function tunedSettings(setup: CaseSetup): {
       return { env: { LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '200' }, balancer: {} };
   }
 }
+
+/** The case's own request on one instance, closed loop, before its quota (none in smoke runs). */
+const instanceWarmup = (config: OverloadConfig, setup: CaseSetup) =>
+  config.instanceWarmupSeconds <= 0
+    ? undefined
+    : async (instanceUrl: string): Promise<void> => {
+        await load({
+          url: `${instanceUrl}${setup.path}`,
+          ...requestOf(setup),
+          idempotencyKeys: setup.keyed,
+          connections: 8,
+          seconds: config.instanceWarmupSeconds,
+        });
+      };
 
 /** The loopback addresses the generator's connections come from. */
 const clientAddresses = (count: number): string[] =>
@@ -507,6 +531,7 @@ async function measureMode(
             balancerSettings: settings.balancer,
             databaseUrl,
             seedPets: config.seedPets,
+            warmup: instanceWarmup(config, setup),
           });
     try {
       const readers: CpuReaders = {
@@ -561,6 +586,7 @@ async function measureCase(
     env: {},
     databaseUrl,
     seedPets: config.seedPets,
+    warmup: instanceWarmup(config, setup),
   });
   let capacity: OverloadCapacity;
   try {
@@ -636,6 +662,7 @@ export async function measureOverload(
     mode: config.mode,
     multiples: config.multiples,
     runs: config.runs,
+    instanceWarmupSeconds: config.instanceWarmupSeconds,
     warmupSeconds: config.warmupSeconds,
     secondsPerLevel: config.secondsPerLevel,
     maxConnections: config.maxConnections,

@@ -432,3 +432,79 @@ describe.skipIf(missingTools !== undefined)("the balancer past its instances' ca
     }
   }, 30_000);
 });
+
+/** An instance that counts the connections its API requests (not the checks) came on. */
+async function countingInstance() {
+  const carried = new WeakSet<Socket>();
+  let connections = 0;
+  const server = createServer((req, res) => {
+    if (req.url !== '/readyz' && !carried.has(req.socket)) {
+      carried.add(req.socket);
+      connections++;
+    }
+    const body = req.url === '/readyz' ? '{"status":"ready"}' : '[]';
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+// Issue 40: past capacity, refused clients reconnect, and under HAProxy's defaults every new
+// client connection's first request (http-reuse safe), and with ~2,000 client connections open
+// every request (tune.pool-high-fd-ratio 25), went to an instance on a new connection of its own.
+describe.skipIf(missingTools !== undefined)(
+  'the balancer keeps its connections to the instances',
+  () => {
+    const REQUESTS = 40;
+    const oneByOne = async (url: string) => {
+      const statuses: number[] = [];
+      for (let n = 0; n < REQUESTS; n++)
+        statuses.push((await get(url, '/v1/pets', '127.0.0.4')).status);
+      return statuses;
+    };
+
+    it('40 requests, each on a new client connection, reach the instance on at most 2 connections', async () => {
+      const instance = await countingInstance();
+      const dir = await tempDir();
+      await writeDeploy(dir, { instances: [instance.address] });
+      const balancer = await startHaproxy(join(dir, 'haproxy.cfg'));
+      try {
+        expect(await oneByOne(balancer.url)).toEqual(Array(REQUESTS).fill(200));
+        expect(instance.connections()).toBeLessThanOrEqual(2);
+      } finally {
+        await balancer.stop();
+        await instance.close();
+      }
+    }, 30_000);
+
+    it('the same with 2,250 other client connections open (over a quarter of its descriptors)', async () => {
+      const instance = await countingInstance();
+      const dir = await tempDir();
+      await writeDeploy(dir, { instances: [instance.address] });
+      const balancer = await startHaproxy(join(dir, 'haproxy.cfg'));
+      // 25 addresses of 90: under PETSTORE_MAXCONN_PER_SOURCE, so none is refused.
+      const held = await Promise.all(
+        Array.from({ length: 25 }, (_, n) =>
+          unfinishedRequests(balancer.port, `127.0.2.${n + 1}`, 90),
+        ),
+      );
+      try {
+        expect(held.reduce((sum, one) => sum + one.held(), 0)).toBe(2_250);
+        expect(await oneByOne(balancer.url)).toEqual(Array(REQUESTS).fill(200));
+        expect(instance.connections()).toBeLessThanOrEqual(2);
+      } finally {
+        for (const one of held) one.close();
+        await balancer.stop();
+        await instance.close();
+      }
+    }, 30_000);
+  },
+);
