@@ -49,8 +49,9 @@ export interface DeploymentOptions {
   /**
    * Load each instance (its own URL) gets before it enters its quota group: V8's optimising
    * compiler runs on threads inside the quota, so at 0.1 CPU an instance takes tens of seconds
-   * of load to warm, and a level measured meanwhile reads the compiler, not the service (its
-   * user CPU per list fell from 220 to 77 µs over 25 s of load on the fleet).
+   * of load to warm, and a level measured meanwhile reads the compiler, not the service (on the
+   * fleet, an instance's user CPU per list was 160-220 µs in its first seconds of load and 64-111
+   * µs after about 25 s).
    */
   readonly warmup?: ((instanceUrl: string) => Promise<void>) | undefined;
 }
