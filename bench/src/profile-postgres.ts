@@ -18,8 +18,15 @@ import { startDatabase } from './postgres.js';
 import { benchSchema, seedPostgres } from './postgres-seed.js';
 import { startServer } from './servers/start.js';
 
-const keyed = (process.argv[2] ?? 'keyed') === 'keyed';
-const seconds = Math.min(60, Number(process.argv[3] ?? 8));
+const [operation = 'keyed', secondsArg = '8'] = process.argv.slice(2);
+if (operation !== 'keyed' && operation !== 'create') {
+  throw new Error(`the operation is keyed or create, not ${operation}`);
+}
+const keyed = operation === 'keyed';
+const seconds = Number(secondsArg);
+if (!Number.isInteger(seconds) || seconds < 1 || seconds > 60) {
+  throw new Error(`seconds is a whole number from 1 to 60, not ${secondsArg}`);
+}
 if (spawnSync('perf', ['--version']).status !== 0)
   throw new Error('no perf (apt-get install linux-perf)');
 
