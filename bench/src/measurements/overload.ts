@@ -343,18 +343,29 @@ function tunedSettings(setup: CaseSetup): {
   }
 }
 
+/** The case's own request at `url`, closed loop: autocannon's `connections` for `seconds`. */
+const closedLoop = (
+  setup: CaseSetup,
+  url: string,
+  connections: number,
+  seconds: number,
+  maxRequests?: number,
+) =>
+  load({
+    url: `${url}${setup.path}`,
+    ...requestOf(setup),
+    idempotencyKeys: setup.keyed,
+    connections,
+    seconds,
+    maxRequests,
+  });
+
 /** The case's own request on one instance, closed loop, before its quota (none in smoke runs). */
 const instanceWarmup = (config: OverloadConfig, setup: CaseSetup) =>
   config.instanceWarmupSeconds <= 0
     ? undefined
     : async (instanceUrl: string): Promise<void> => {
-        await load({
-          url: `${instanceUrl}${setup.path}`,
-          ...requestOf(setup),
-          idempotencyKeys: setup.keyed,
-          connections: 8,
-          seconds: config.instanceWarmupSeconds,
-        });
+        await closedLoop(setup, instanceUrl, 8, config.instanceWarmupSeconds);
       };
 
 /** The loopback addresses the generator's connections come from. */
@@ -369,14 +380,7 @@ async function measureCapacity(
   const { warmupSeconds, secondsPerRun, runs, maxRequestsPerRun } = config.capacity;
   const connections = config.capacity.connections[setup.kind];
   const run = (seconds: number) =>
-    load({
-      url: `${deployment.url}${setup.path}`,
-      ...requestOf(setup),
-      idempotencyKeys: setup.keyed,
-      connections,
-      seconds,
-      maxRequests: maxRequestsPerRun,
-    });
+    closedLoop(setup, deployment.url, connections, seconds, maxRequestsPerRun);
   if (warmupSeconds > 0) await run(warmupSeconds);
   const results = [];
   for (let index = 0; index < runs; index++) {

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, request } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -354,6 +354,19 @@ describe.skipIf(missingTools !== undefined)('the shipped balancer settings', () 
   });
 });
 
+/** `server` on a free port of 127.0.0.1: its `host:port`, and a close that cuts what is open. */
+async function listenLocal(server: Server) {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /**
  * A deliberately slow instance: `/readyz` at once (HAProxy's checks), every other request held
  * `holdMs` before its 200; it counts the requests it holds at once.
@@ -373,16 +386,7 @@ async function slowInstance(holdMs: number) {
       res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
     }, holdMs);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
-    most: () => most,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenLocal(server)), most: () => most };
 }
 
 describe.skipIf(missingTools !== undefined)("the balancer past its instances' capacity", () => {
@@ -445,16 +449,7 @@ async function countingInstance() {
     const body = req.url === '/readyz' ? '{"status":"ready"}' : '[]';
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
-    connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenLocal(server)), connections: () => connections };
 }
 
 // Issue 40: past capacity, refused clients reconnect, and under HAProxy's defaults every new

@@ -71,13 +71,14 @@ export interface Verdict {
 
 const EXAMPLES_PER_KIND = 10;
 
-/** The last index in ascending `sorted` whose value is at most `value`, plus one. */
-function upperBound(sorted: readonly number[], value: number): number {
+/** How many leading values of ascending `sorted` are below `value` (`orEqual`: at most it). */
+function countLeading(sorted: readonly number[], value: number, orEqual: boolean): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if ((sorted[mid] as number) <= value) low = mid + 1;
+    const at = sorted[mid] as number;
+    if (at < value || (orEqual && at === value)) low = mid + 1;
     else high = mid;
   }
   return low;
@@ -106,20 +107,14 @@ function highestBefore(pairs: readonly (readonly [number, number])[]): (t: numbe
     highest.push(max);
   }
   return (t) => {
-    let low = 0;
-    let high = times.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if ((times[mid] as number) < t) low = mid + 1;
-      else high = mid;
-    }
-    return low === 0 ? 0 : (highest[low - 1] as number);
+    const before = countLeading(times, t, false);
+    return before === 0 ? 0 : (highest[before - 1] as number);
   };
 }
 
 /** Ids in `(after, upTo]` of the ascending `sorted`. */
 function* inRange(sorted: readonly number[], after: number, upTo: number): Generator<number> {
-  for (let n = upperBound(sorted, after); n < sorted.length; n++) {
+  for (let n = countLeading(sorted, after, true); n < sorted.length; n++) {
     const id = sorted[n] as number;
     if (id > upTo) return;
     yield id;
