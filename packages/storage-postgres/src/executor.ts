@@ -5,7 +5,12 @@ import { inlineParameters, statementTimeout } from './inline-sql.js';
 import { int8Types } from './int8.js';
 import type { ResolvedTimeouts } from './options.js';
 import { type OneQuery, pooledQuery } from './pooled-query.js';
-import { isPreparedStatementError, type NamedStatements, statementName } from './prepared.js';
+import {
+  isPreparedStatementError,
+  type NamedStatements,
+  type StatementForms,
+  statementName,
+} from './prepared.js';
 import { createSessions, type Session } from './session.js';
 import { isStaleConnection, toStorageError } from './unavailable.js';
 
@@ -45,8 +50,14 @@ export interface Executor {
    * for statements that carry an Idempotency-Key claim's scopes or key. One round trip too.
    */
   readBound<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
-  /** `write` with `values` as bind parameters, never in the statement's text. */
-  writeBound<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]>;
+  /**
+   * `write` with `values` as bind parameters, never in the statement's text; given two forms,
+   * the one for the way it is sent (see StatementForms).
+   */
+  writeBound<Row extends QueryResultRow>(
+    text: string | StatementForms,
+    values: unknown[],
+  ): Promise<Row[]>;
   /**
    * `read` with `before` (statements of ours, no parameters) run ahead of it in the same message
    * and implicit transaction, never named: the rows of each of them, and the read's.
@@ -126,7 +137,7 @@ export function createExecutor(
   /** The statement as this connection's session takes it; `attempt` notes if it was named. */
   function queryFor(
     session: Session,
-    text: string,
+    statement: string | StatementForms,
     values: unknown[],
     how: How,
     attempt: Attempt,
@@ -135,6 +146,8 @@ export function createExecutor(
     const prepared = session.timeoutSet || session.timeoutPrepared;
     const sentNamed = before.length === 0 && prepared && named(session.direct);
     attempt.named ||= sentNamed;
+    const text =
+      typeof statement === 'string' ? statement : statement[sentNamed ? 'named' : 'unnamed'];
     if (sentNamed) {
       const timeout = session.timeoutSet ? undefined : { name: timeoutStatement.name };
       return boundQuery(timeout, { text, values, name: statementName(text) });
@@ -148,7 +161,11 @@ export function createExecutor(
     return { text: [...sql, inlineParameters(text, values)].join('; '), types: int8Types };
   }
 
-  async function runAll(text: string, values: unknown[], how: How): Promise<QueryResultRow[][]> {
+  async function runAll(
+    text: string | StatementForms,
+    values: unknown[],
+    how: How,
+  ): Promise<QueryResultRow[][]> {
     ensureOpen();
     // Text PostgreSQL would not keep unchanged is refused before anything is sent.
     checkValues(values);
@@ -190,7 +207,7 @@ export function createExecutor(
   }
 
   const run = async <Row extends QueryResultRow>(
-    text: string,
+    text: string | StatementForms,
     values: unknown[],
     how: How,
   ): Promise<Row[]> => ((await runAll(text, values, how)).at(-1) ?? []) as Row[];

@@ -19,20 +19,19 @@ const answerOf = (row: ClaimRow, claim: IdempotencyClaim): IdempotentCreateResul
     : { kind: 'fingerprint_mismatch' };
 
 /**
- * The idempotent create, in one call of `create_pet_once` (migrations/003): one round trip, one
- * implicit transaction, under the statement timeout like every write. Concurrency is settled by
- * PostgreSQL, across processes:
+ * The idempotent create, in one statement (`queries.createPetOnce`: on a connection that
+ * prepares it, the statement itself; else a call of `create_pet_once`, migrations/003, whose
+ * plans PostgreSQL keeps): one round trip, one implicit transaction, under the statement timeout
+ * like every write. Concurrency is settled by PostgreSQL, across processes:
  *
- * - The function tries the claim's transaction-scoped advisory lock, without waiting, then looks
- *   the claim up, in a statement whose snapshot is newer than the lock (so it sees a claim the
- *   lock's previous holder committed).
- * - A live claim answers, lock or no lock, so replays of a finished create never see
+ * - The claim's transaction-scoped advisory lock is tried without waiting, and the claim looked
+ *   up. A live claim answers, lock or no lock, so replays of a finished create never see
  *   `in_flight`; with no claim and no lock, another transaction is still creating the key:
  *   `in_flight`.
- * - With the lock and no claim, it writes the claim and, only where the claim was written, the
- *   pet: both or neither. A live claim is never overwritten; should one appear that the lock
- *   did not keep out (a writer that takes no lock), nothing is written (`raced`) and a second
- *   statement reads that claim.
+ * - With the lock and no claim, the claim is written and, only where the claim was written, the
+ *   pet: both or neither. A live claim is never overwritten; should one be there that the lookup
+ *   did not see (committed after the lookup's snapshot, or by a writer that takes no lock),
+ *   nothing is written (`raced`) and a second statement reads that claim.
  */
 export async function createPetIdempotently(
   run: Executor,

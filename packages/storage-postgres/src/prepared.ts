@@ -23,6 +23,17 @@ export function resolveNamedStatements(value: NamedStatements | undefined): Name
   return value;
 }
 
+/**
+ * One statement in the form each way of sending it runs cheapest. `named` is prepared once per
+ * connection, so PostgreSQL parses and plans it once however long it is; `unnamed` is parsed
+ * and planned on every call, so it is kept short (a call of a function whose plans the server
+ * caches). Both answer the same rows for the same values.
+ */
+export interface StatementForms {
+  readonly named: string;
+  readonly unnamed: string;
+}
+
 // The package's statements are a handful of fixed texts per schema: each is hashed once.
 const names = new Map<string, string>();
 const MAX_NAMES = 256;

@@ -53,9 +53,9 @@ function recordingPool(applicationName: string): {
   return { pool, sent };
 }
 
-// The keyed create's statement (a call of create_pet_once), named (prepared once per connection)
-// or not.
-const KEYED = 'create_pet_once($1';
+// The keyed create's statement in each form: named (prepared once per connection), the statement
+// itself; unnamed, a call of create_pet_once.
+const KEYED = { auto: 'pg_try_advisory_xact_lock($8::bigint)', off: 'create_pet_once($1' } as const;
 
 describe('Idempotency-Key claims on PostgreSQL: scopes and keys as bind parameters', () => {
   it.each(['auto', 'off'] as const)(
@@ -106,11 +106,15 @@ describe('Idempotency-Key claims on PostgreSQL: scopes and keys as bind paramete
         });
         const { rows } = await admin.query<{ query: string }>(ours);
         activity.push(...rows.map((row) => row.query));
-        expect(activity.join('\n')).toContain(KEYED);
+        expect(activity.join('\n')).toContain(KEYED[namedStatements]);
         expect(activity.join('\n')).toContain('c.scope = ANY ($2');
 
         const texts = sent.map((statement) => statement.text);
-        expect(texts.filter((text) => text.includes(KEYED))).toHaveLength(5);
+        expect(texts.filter((text) => text.includes(KEYED[namedStatements]))).toHaveLength(5);
+        // One form per pool: a direct connection that names its statements never calls the function.
+        expect(texts.filter((text) => text.includes('create_pet_once')).length > 0).toBe(
+          namedStatements === 'off',
+        );
         expect(texts.filter((text) => text.includes('c.scope = ANY ($2'))).toHaveLength(1);
         const leaks = [...texts, ...activity].filter((text) =>
           SECRETS.some((secret) => text.includes(secret)),

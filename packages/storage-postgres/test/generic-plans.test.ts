@@ -1,7 +1,7 @@
 import { dropSchema, hostPool, uniqueSchema } from '@petstore/test-postgres/vitest';
 import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { migrate } from '../src/index.js';
+import { createPostgresStorage, migrate } from '../src/index.js';
 
 // create_pet_once's claim lookup, as auto_explain logs it from inside the function. Migration
 // 004 makes PostgreSQL keep one generic plan per connection (parameters shown as `$N`) instead
@@ -59,5 +59,27 @@ it('create_pet_once looks a claim up with one generic plan per connection, not a
   } finally {
     // Closed rather than pooled again: its session settings would outlive the test.
     client.release(true);
+  }
+});
+
+// The same for the one statement a direct connection prepares instead of calling the function:
+// its lookup's `scope = ANY (…)` must not make PostgreSQL plan the whole statement per call.
+it('the keyed create prepared on a direct connection keeps a generic plan after its first five calls', async () => {
+  const pool = hostPool({ max: 1 });
+  const storage = createPostgresStorage({ pool, schema });
+  try {
+    for (let call = 1; call <= 8; call += 1) {
+      const claim = { scope: 'scope', key: `prepared-${call}`, fingerprint: 'f', retentionMs: 1e6 };
+      const input = { name: 'Rex', categoryId: 1, status: 'available' as const };
+      expect((await storage.createPetIdempotent(input, claim)).kind).toBe('created');
+    }
+    const { rows } = await pool.query<{ generic: string; custom: string }>(
+      `SELECT generic_plans::text AS generic, custom_plans::text AS custom
+       FROM pg_prepared_statements WHERE statement LIKE '%pg_try_advisory_xact_lock%'`,
+    );
+    expect(rows).toEqual([{ generic: '3', custom: '5' }]);
+  } finally {
+    await storage.close();
+    await pool.end();
   }
 });

@@ -5,11 +5,17 @@ import { createPostgresStorage, migrate } from '../src/index.js';
 
 // What the storage contract cannot see from outside: claims held across processes (here, two
 // storages with their own pools) and atomicity when the connection dies mid-transaction.
+// Each form of the keyed create (see StatementForms): the one statement a direct connection
+// prepares, and the call of create_pet_once sent unnamed. A schema each, as keys repeat.
 const admin = hostPool();
-const schema = uniqueSchema('idem');
-beforeAll(() => migrate({ pool: admin, schema }));
+const schemaOf = { auto: uniqueSchema('idem'), off: uniqueSchema('idem_off') } as const;
+// The schema of the forms' describe now running (set by its beforeAll).
+let schema: string = schemaOf.auto;
+beforeAll(async () => {
+  for (const each of Object.values(schemaOf)) await migrate({ pool: admin, schema: each });
+});
 afterAll(async () => {
-  await dropSchema(admin, schema);
+  for (const each of Object.values(schemaOf)) await dropSchema(admin, each);
   await admin.end();
 });
 
@@ -94,213 +100,278 @@ const waitingOn = (applicationName: string) =>
     [applicationName],
   );
 
-describe('createPetIdempotent on PostgreSQL', () => {
-  // What holds the first create mid-statement: another process's open claim (its row lock), or a
-  // table lock as a migration takes (the first waits at its INSERT). The second only reads.
-  it.each([
-    {
-      holder: 'an open claim of another process',
-      key: 'held',
-      hold: async (key: string) => {
-        const other = await openClaim(key);
-        return { release: () => other.end('ROLLBACK') };
+describe.each(['auto', 'off'] as const)(
+  'createPetIdempotent on PostgreSQL (namedStatements %s)',
+  (namedStatements) => {
+    beforeAll(() => {
+      schema = schemaOf[namedStatements];
+    });
+
+    // What holds the first create mid-statement: another process's open claim (its row lock), or,
+    // for the function, a table lock as a migration takes (the first waits at its INSERT while
+    // the second only reads). The one prepared statement writes pets, so it takes its table lock
+    // before it starts: under that lock every keyed create waits (the next test).
+    it.each([
+      {
+        holder: 'an open claim of another process',
+        key: 'held',
+        hold: async (key: string) => {
+          const other = await openClaim(key);
+          return { release: () => other.end('ROLLBACK') };
+        },
       },
-    },
-    { holder: 'a table lock', key: 'locked', hold: () => lockPets() },
-  ])(
-    'in_flight at once while $holder holds the first create, which then replays',
-    async ({ key, hold }) => {
-      const first = createPostgresStorage({
-        poolConfig: { connectionString: postgresUrl(), application_name: `idem-${key}` },
-        schema,
-      });
-      const second = createPostgresStorage({ connectionString: postgresUrl(), schema });
-      const held = await hold(key);
-      let pending: ReturnType<typeof first.createPetIdempotent> | undefined;
-      try {
-        pending = first.createPetIdempotent(input(key), claim(key));
-        await expect.poll(() => waitingOn(`idem-${key}`)).toBe(1);
-        const started = Date.now();
-        expect(await second.createPetIdempotent(input(key), claim(key))).toEqual({
-          kind: 'in_flight',
+      ...(namedStatements === 'off'
+        ? [{ holder: 'a table lock', key: 'locked', hold: () => lockPets() }]
+        : []),
+    ])(
+      'in_flight at once while $holder holds the first create, which then replays',
+      async ({ key, hold }) => {
+        const first = createPostgresStorage({
+          namedStatements,
+          poolConfig: { connectionString: postgresUrl(), application_name: `idem-${key}` },
+          schema,
         });
-        expect(Date.now() - started).toBeLessThan(1000);
-      } finally {
-        await held.release();
-      }
-      const created = await pending;
-      expect(created.kind).toBe('created');
-      expect(await second.createPetIdempotent(input(key), claim(key))).toEqual({
-        kind: 'replayed',
-        pet: created.kind === 'created' ? created.pet : undefined,
-      });
-      expect(await petsNamed(key)).toBe(1);
-      await Promise.all([first.close(), second.close()]);
-    },
-  );
+        const second = createPostgresStorage({
+          namedStatements,
+          connectionString: postgresUrl(),
+          schema,
+        });
+        const held = await hold(key);
+        let pending: ReturnType<typeof first.createPetIdempotent> | undefined;
+        try {
+          pending = first.createPetIdempotent(input(key), claim(key));
+          await expect.poll(() => waitingOn(`idem-${key}`)).toBe(1);
+          const started = Date.now();
+          expect(await second.createPetIdempotent(input(key), claim(key))).toEqual({
+            kind: 'in_flight',
+          });
+          expect(Date.now() - started).toBeLessThan(1000);
+        } finally {
+          await held.release();
+        }
+        const created = await pending;
+        expect(created.kind).toBe('created');
+        expect(await second.createPetIdempotent(input(key), claim(key))).toEqual({
+          kind: 'replayed',
+          pet: created.kind === 'created' ? created.pet : undefined,
+        });
+        expect(await petsNamed(key)).toBe(1);
+        await Promise.all([first.close(), second.close()]);
+      },
+    );
 
-  // A claim committed after the statement's snapshot, before its lock: never overwritten.
-  it.each([
-    { body: 'the same body', print: 'f', expected: 'replayed' },
-    { body: 'another body', print: 'another', expected: 'fingerprint_mismatch' },
-  ])(
-    'a claim committed after the statement saw none, with $body: $expected',
-    async ({ print, expected }) => {
-      const key = `raced-${print}`;
+    it.runIf(namedStatements === 'auto')(
+      'under a table lock on pets, two creates of one key both wait, then one pet: created, then replayed or in_flight',
+      async () => {
+        const key = 'locked';
+        const [first, second] = ['first', 'second'].map((name) =>
+          createPostgresStorage({
+            namedStatements,
+            poolConfig: { connectionString: postgresUrl(), application_name: `idem-${key}` },
+            schema,
+          }),
+        );
+        if (first === undefined || second === undefined) throw new Error('two storages');
+        const held = await lockPets();
+        let answers: Promise<Awaited<ReturnType<typeof first.createPetIdempotent>>[]>;
+        try {
+          answers = Promise.all([
+            first.createPetIdempotent(input(key), claim(key)),
+            second.createPetIdempotent(input(key), claim(key)),
+          ]);
+          await expect.poll(() => waitingOn(`idem-${key}`)).toBe(2);
+        } finally {
+          await held.release();
+        }
+        const kinds = (await answers).map((answer) => answer.kind).sort();
+        expect(['created,in_flight', 'created,replayed']).toContain(kinds.join());
+        expect(await petsNamed(key)).toBe(1);
+        await Promise.all([first.close(), second.close()]);
+      },
+    );
+
+    // A claim committed after the statement's snapshot, before its lock: never overwritten.
+    it.each([
+      { body: 'the same body', print: 'f', expected: 'replayed' },
+      { body: 'another body', print: 'another', expected: 'fingerprint_mismatch' },
+    ])(
+      'a claim committed after the statement saw none, with $body: $expected',
+      async ({ print, expected }) => {
+        const key = `raced-${print}`;
+        const storage = createPostgresStorage({
+          namedStatements,
+          poolConfig: { connectionString: postgresUrl(), application_name: key },
+          schema,
+        });
+        const other = await openClaim(key, print);
+        let pending: ReturnType<typeof storage.createPetIdempotent> | undefined;
+        try {
+          pending = storage.createPetIdempotent(input(key), claim(key));
+          // Its snapshot has no claim and it holds the lock; its insert waits on the open one.
+          await expect.poll(() => waitingOn(key)).toBe(1);
+        } finally {
+          await other.end('COMMIT');
+        }
+        const stored = await pending;
+        expect(stored.kind).toBe(expected);
+        if (stored.kind === 'replayed') expect(stored.pet.id).toBe(other.pet.id);
+        expect(await petsNamed(key)).toBe(0);
+        expect(await claimsFor(key)).toBe(1);
+        await storage.close();
+      },
+    );
+
+    it('the connection dies mid-transaction: StorageUnavailableError, and neither pet nor claim is stored', async () => {
       const storage = createPostgresStorage({
-        poolConfig: { connectionString: postgresUrl(), application_name: key },
+        namedStatements,
+        poolConfig: { connectionString: postgresUrl(), application_name: 'idem-killed' },
         schema,
       });
-      const other = await openClaim(key, print);
-      let pending: ReturnType<typeof storage.createPetIdempotent> | undefined;
+      const lock = await lockPets();
+      let outcome: unknown;
       try {
-        pending = storage.createPetIdempotent(input(key), claim(key));
-        // Its snapshot has no claim and it holds the lock; its insert waits on the open one.
-        await expect.poll(() => waitingOn(key)).toBe(1);
+        const pending = storage
+          .createPetIdempotent(input('killed'), claim('killed'))
+          .catch((e: unknown) => e);
+        await expect.poll(() => waitingOn('idem-killed')).toBe(1);
+        await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'idem-killed'",
+        );
+        outcome = await pending;
       } finally {
-        await other.end('COMMIT');
+        await lock.release();
       }
-      const stored = await pending;
-      expect(stored.kind).toBe(expected);
-      if (stored.kind === 'replayed') expect(stored.pet.id).toBe(other.pet.id);
-      expect(await petsNamed(key)).toBe(0);
-      expect(await claimsFor(key)).toBe(1);
+      expect(outcome).toBeInstanceOf(StorageUnavailableError);
+      expect(await petsNamed('killed')).toBe(0);
+      expect(await claimsFor('killed')).toBe(0);
+      // The key is free: the retry creates the pet.
+      expect(await retryWhileInFlight(storage, 'killed')).toBe('created');
       await storage.close();
-    },
-  );
-
-  it('the connection dies mid-transaction: StorageUnavailableError, and neither pet nor claim is stored', async () => {
-    const storage = createPostgresStorage({
-      poolConfig: { connectionString: postgresUrl(), application_name: 'idem-killed' },
-      schema,
     });
-    const lock = await lockPets();
-    let outcome: unknown;
-    try {
-      const pending = storage
-        .createPetIdempotent(input('killed'), claim('killed'))
-        .catch((e: unknown) => e);
-      await expect.poll(() => waitingOn('idem-killed')).toBe(1);
-      await admin.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'idem-killed'",
-      );
-      outcome = await pending;
-    } finally {
-      await lock.release();
-    }
-    expect(outcome).toBeInstanceOf(StorageUnavailableError);
-    expect(await petsNamed('killed')).toBe(0);
-    expect(await claimsFor('killed')).toBe(0);
-    // The key is free: the retry creates the pet.
-    expect(await retryWhileInFlight(storage, 'killed')).toBe('created');
-    await storage.close();
-  });
 
-  it('a transaction stuck past queryTimeoutMillis is rolled back and reported unavailable', async () => {
-    const storage = createPostgresStorage({
-      connectionString: postgresUrl(),
-      schema,
-      queryTimeoutMillis: 300,
-    });
-    const lock = await lockPets();
-    let outcome: unknown;
-    try {
-      outcome = await storage
-        .createPetIdempotent(input('slow'), claim('slow'))
-        .catch((e: unknown) => e);
-    } finally {
-      await lock.release();
-    }
-    expect(outcome).toBeInstanceOf(StorageUnavailableError);
-    expect(await petsNamed('slow')).toBe(0);
-    expect(await claimsFor('slow')).toBe(0);
-    await storage.close();
-  });
-
-  it('on a host pool without statement_timeout, a stuck transaction is abandoned and never commits', async () => {
-    const pool = hostPool({ application_name: 'idem-host' });
-    const storage = createPostgresStorage({ pool, schema, queryTimeoutMillis: 300 });
-    const lock = await lockPets();
-    let outcome: unknown;
-    const started = Date.now();
-    try {
-      outcome = await storage
-        .createPetIdempotent(input('abandoned'), claim('abandoned'))
-        .catch((e: unknown) => e);
-    } finally {
-      await lock.release();
-    }
-    expect(outcome).toBeInstanceOf(StorageUnavailableError);
-    expect(Date.now() - started).toBeLessThan(3000);
-    // The INSERT may still run once the lock is gone, but its transaction never commits.
-    await expect.poll(() => waitingOn('idem-host')).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await petsNamed('abandoned')).toBe(0);
-    expect(await claimsFor('abandoned')).toBe(0);
-    await storage.close();
-    await pool.end();
-  });
-
-  it('expired claims are purged off the request path, every purgeIntervalMillis', async () => {
-    const oldClaims = () =>
-      rows(`SELECT count(*)::text AS n FROM "${schema}".idempotency_keys WHERE key LIKE 'old-%'`);
-    const creating = createPostgresStorage({ pool: admin, schema, purgeIntervalMillis: 0 });
-    for (let n = 0; n < 5; n += 1) {
-      await creating.createPetIdempotent(input(`old-${n}`), {
-        ...claim(`old-${n}`),
-        retentionMs: 1,
+    it('a transaction stuck past queryTimeoutMillis is rolled back and reported unavailable', async () => {
+      const storage = createPostgresStorage({
+        namedStatements,
+        connectionString: postgresUrl(),
+        schema,
+        queryTimeoutMillis: 300,
       });
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    // A create does no housekeeping: the expired claims are still there after it.
-    await creating.createPetIdempotent(input('new'), claim('new'));
-    expect(await oldClaims()).toBe(5);
-    await creating.close();
-
-    const purging = createPostgresStorage({ pool: admin, schema, purgeIntervalMillis: 50 });
-    const deadline = Date.now() + 5000;
-    while ((await oldClaims()) > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect(await oldClaims()).toBe(0);
-    // Live claims stay.
-    expect(await claimsFor('new')).toBe(1);
-    await purging.close();
-  });
-
-  it('refuses a purge interval that is not a whole number of milliseconds', () => {
-    expect(() => createPostgresStorage({ pool: admin, schema, purgeIntervalMillis: -1 })).toThrow(
-      'purgeIntervalMillis must be a positive integer',
-    );
-  });
-
-  it('replays of a stored claim never answer in_flight, however many arrive at once', async () => {
-    const storage = createPostgresStorage({
-      poolConfig: { connectionString: postgresUrl(), max: 10 },
-      schema,
+      const lock = await lockPets();
+      let outcome: unknown;
+      try {
+        outcome = await storage
+          .createPetIdempotent(input('slow'), claim('slow'))
+          .catch((e: unknown) => e);
+      } finally {
+        await lock.release();
+      }
+      expect(outcome).toBeInstanceOf(StorageUnavailableError);
+      expect(await petsNamed('slow')).toBe(0);
+      expect(await claimsFor('slow')).toBe(0);
+      await storage.close();
     });
-    const first = await storage.createPetIdempotent(input('stored'), claim('stored'));
-    expect(first.kind).toBe('created');
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, () =>
-        storage.createPetIdempotent(input('stored'), claim('stored')),
-      ),
-    );
-    expect(answers.map((answer) => answer.kind)).toEqual(Array(50).fill('replayed'));
-    expect(await petsNamed('stored')).toBe(1);
-    await storage.close();
-  });
 
-  it('a create refused by the database frees its claim with it: the retry creates', async () => {
-    const storage = createPostgresStorage({ pool: admin, schema });
-    // A status the CHECK constraint refuses: a statement error on a healthy connection.
-    const refused = storage.createPetIdempotent(
-      { name: 'refused', categoryId: 1, status: 'lost' as 'sold' },
-      claim('refused'),
-    );
-    await expect(refused).rejects.toThrow();
-    expect(await claimsFor('refused')).toBe(0);
-    expect(await retryWhileInFlight(storage, 'refused')).toBe('created');
-    await storage.close();
-  });
-});
+    it('on a host pool without statement_timeout, a stuck transaction is abandoned and never commits', async () => {
+      const pool = hostPool({ application_name: 'idem-host' });
+      const storage = createPostgresStorage({
+        namedStatements,
+        pool,
+        schema,
+        queryTimeoutMillis: 300,
+      });
+      const lock = await lockPets();
+      let outcome: unknown;
+      const started = Date.now();
+      try {
+        outcome = await storage
+          .createPetIdempotent(input('abandoned'), claim('abandoned'))
+          .catch((e: unknown) => e);
+      } finally {
+        await lock.release();
+      }
+      expect(outcome).toBeInstanceOf(StorageUnavailableError);
+      expect(Date.now() - started).toBeLessThan(3000);
+      // The INSERT may still run once the lock is gone, but its transaction never commits.
+      await expect.poll(() => waitingOn('idem-host')).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await petsNamed('abandoned')).toBe(0);
+      expect(await claimsFor('abandoned')).toBe(0);
+      await storage.close();
+      await pool.end();
+    });
+
+    it('expired claims are purged off the request path, every purgeIntervalMillis', async () => {
+      const oldClaims = () =>
+        rows(`SELECT count(*)::text AS n FROM "${schema}".idempotency_keys WHERE key LIKE 'old-%'`);
+      const creating = createPostgresStorage({
+        namedStatements,
+        pool: admin,
+        schema,
+        purgeIntervalMillis: 0,
+      });
+      for (let n = 0; n < 5; n += 1) {
+        await creating.createPetIdempotent(input(`old-${n}`), {
+          ...claim(`old-${n}`),
+          retentionMs: 1,
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // A create does no housekeeping: the expired claims are still there after it.
+      await creating.createPetIdempotent(input('new'), claim('new'));
+      expect(await oldClaims()).toBe(5);
+      await creating.close();
+
+      const purging = createPostgresStorage({
+        namedStatements,
+        pool: admin,
+        schema,
+        purgeIntervalMillis: 50,
+      });
+      const deadline = Date.now() + 5000;
+      while ((await oldClaims()) > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(await oldClaims()).toBe(0);
+      // Live claims stay.
+      expect(await claimsFor('new')).toBe(1);
+      await purging.close();
+    });
+
+    it('refuses a purge interval that is not a whole number of milliseconds', () => {
+      expect(() =>
+        createPostgresStorage({ namedStatements, pool: admin, schema, purgeIntervalMillis: -1 }),
+      ).toThrow('purgeIntervalMillis must be a positive integer');
+    });
+
+    it('replays of a stored claim never answer in_flight, however many arrive at once', async () => {
+      const storage = createPostgresStorage({
+        namedStatements,
+        poolConfig: { connectionString: postgresUrl(), max: 10 },
+        schema,
+      });
+      const first = await storage.createPetIdempotent(input('stored'), claim('stored'));
+      expect(first.kind).toBe('created');
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          storage.createPetIdempotent(input('stored'), claim('stored')),
+        ),
+      );
+      expect(answers.map((answer) => answer.kind)).toEqual(Array(50).fill('replayed'));
+      expect(await petsNamed('stored')).toBe(1);
+      await storage.close();
+    });
+
+    it('a create refused by the database frees its claim with it: the retry creates', async () => {
+      const storage = createPostgresStorage({ namedStatements, pool: admin, schema });
+      // A status the CHECK constraint refuses: a statement error on a healthy connection.
+      const refused = storage.createPetIdempotent(
+        { name: 'refused', categoryId: 1, status: 'lost' as 'sold' },
+        claim('refused'),
+      );
+      await expect(refused).rejects.toThrow();
+      expect(await claimsFor('refused')).toBe(0);
+      expect(await retryWhileInFlight(storage, 'refused')).toBe('created');
+      await storage.close();
+    });
+  },
+);

@@ -116,7 +116,8 @@ describe('named statements on a direct connection', () => {
       for (const statement of [
         `INSERT INTO "${schema}".pets`,
         `INSERT INTO "${schema}".orders`,
-        'create_pet_once($1',
+        // The keyed create as one statement, not the function call sent when unnamed.
+        'pg_try_advisory_xact_lock($8::bigint)',
         `FROM "${schema}".pets WHERE id = $1`,
         `FROM "${schema}".pets WHERE id > $1`,
         'WHERE (status, id) > ($2::text, $1::bigint)',
@@ -126,6 +127,7 @@ describe('named statements on a direct connection', () => {
       ]) {
         expect(texts).toContain(statement);
       }
+      expect(texts).not.toContain('create_pet_once');
       const timeout = await pool.query<{ statement_timeout: string }>('SHOW statement_timeout');
       expect(timeout.rows[0]?.statement_timeout).toBe('0');
     } finally {
