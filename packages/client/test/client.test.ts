@@ -33,7 +33,7 @@ async function blockedInsert(admin: pg.Client): Promise<void> {
     if ((rows[0]?.n ?? 0) > 0) return;
     await sleep(50);
   }
-  throw new Error('the first create never waited on the locked table');
+  throw new Error('the first create never waited on a lock');
 }
 
 describe.each(EXAMPLE_APPS)('the client against the $name example service', ({ dir }) => {
@@ -219,13 +219,18 @@ describe.each(EXAMPLE_APPS)('the client against the $name example service', ({ d
   it('retries a 409 idempotency_key_in_use after Retry-After, with the same key, and gets the first create', async () => {
     const key = `in-flight-${Date.now()}`;
     const newPet = { name: 'Slowpoke', categoryId: 3 };
-    // Hold writes to the pets table: the first create takes the key's lock, then waits at
-    // its INSERT, in flight for as long as this transaction lasts.
+    // An open transaction holds a pet under the id the sequence gives next: the first create
+    // takes the key's lock, writes its claim, then waits at its pet's INSERT (the same id), in
+    // flight for as long as this transaction lasts. A table lock would not do: the keyed create
+    // is one statement on a direct connection, so it would wait before taking the key's lock.
     const locker = new pg.Client({ connectionString: db.url });
     await locker.connect();
     try {
       await locker.query('BEGIN');
-      await locker.query('LOCK TABLE petstore.pets IN EXCLUSIVE MODE');
+      await locker.query(
+        `INSERT INTO petstore.pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
+         SELECT nextval('petstore.pets_id_seq') + 1, 'held', 1, 'sold'`,
+      );
       const first = client().createPet(newPet, { idempotencyKey: key });
       await blockedInsert(locker);
 
@@ -237,8 +242,8 @@ describe.each(EXAMPLE_APPS)('the client against the $name example service', ({ d
         fetch,
         onRetry: (event) => {
           retries.push(event);
-          // While the client waits, the first create goes through.
-          if (event.retry === 1) void locker.query('COMMIT');
+          // While the client waits, the held pet goes and the first create goes through.
+          if (event.retry === 1) void locker.query('ROLLBACK');
         },
       });
       const pet = await pets.createPet(newPet, { idempotencyKey: key });

@@ -60,6 +60,19 @@ async function lockPets(): Promise<{ release(): Promise<void> }> {
   };
 }
 
+/** The keyed create of `key` while pets is locked, the lock released once it settled: its outcome. */
+async function createWhilePetsLocked(
+  storage: ReturnType<typeof createPostgresStorage>,
+  key: string,
+): Promise<unknown> {
+  const lock = await lockPets();
+  try {
+    return await storage.createPetIdempotent(input(key), claim(key)).catch((e: unknown) => e);
+  } finally {
+    await lock.release();
+  }
+}
+
 /**
  * Another transaction's claim for `key` (and its pet), inserted and left open: a keyed create
  * of the same key waits on it inside its statement, until `end` commits or rolls it back.
@@ -164,14 +177,13 @@ describe.each(['auto', 'off'] as const)(
       'under a table lock on pets, two creates of one key both wait, then one pet: created, then replayed or in_flight',
       async () => {
         const key = 'locked';
-        const [first, second] = ['first', 'second'].map((name) =>
+        const storage = () =>
           createPostgresStorage({
             namedStatements,
             poolConfig: { connectionString: postgresUrl(), application_name: `idem-${key}` },
             schema,
-          }),
-        );
-        if (first === undefined || second === undefined) throw new Error('two storages');
+          });
+        const [first, second] = [storage(), storage()];
         const held = await lockPets();
         let answers: Promise<Awaited<ReturnType<typeof first.createPetIdempotent>>[]>;
         try {
@@ -256,15 +268,7 @@ describe.each(['auto', 'off'] as const)(
         schema,
         queryTimeoutMillis: 300,
       });
-      const lock = await lockPets();
-      let outcome: unknown;
-      try {
-        outcome = await storage
-          .createPetIdempotent(input('slow'), claim('slow'))
-          .catch((e: unknown) => e);
-      } finally {
-        await lock.release();
-      }
+      const outcome = await createWhilePetsLocked(storage, 'slow');
       expect(outcome).toBeInstanceOf(StorageUnavailableError);
       expect(await petsNamed('slow')).toBe(0);
       expect(await claimsFor('slow')).toBe(0);
@@ -279,16 +283,8 @@ describe.each(['auto', 'off'] as const)(
         schema,
         queryTimeoutMillis: 300,
       });
-      const lock = await lockPets();
-      let outcome: unknown;
       const started = Date.now();
-      try {
-        outcome = await storage
-          .createPetIdempotent(input('abandoned'), claim('abandoned'))
-          .catch((e: unknown) => e);
-      } finally {
-        await lock.release();
-      }
+      const outcome = await createWhilePetsLocked(storage, 'abandoned');
       expect(outcome).toBeInstanceOf(StorageUnavailableError);
       expect(Date.now() - started).toBeLessThan(3000);
       // The INSERT may still run once the lock is gone, but its transaction never commits.
