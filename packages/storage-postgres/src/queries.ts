@@ -109,7 +109,6 @@ export function queriesFor(quotedSchema: string): Queries {
  *   after the lock, so there only a writer without the lock can cause it.
  */
 function createPetOnceStatement(quotedSchema: string): string {
-  const PET = 'id, name, category_id, status';
   return `WITH held AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($8::bigint) AS ok),
 found AS MATERIALIZED (
   SELECT c.fingerprint, p.id, p.name, p.category_id, p.status
@@ -127,11 +126,11 @@ claim AS (
     WHERE c.expires_at <= now()
   RETURNING c.pet_id),
 pet AS (
-  INSERT INTO ${quotedSchema}.pets AS p (${PET}) OVERRIDING SYSTEM VALUE
+  INSERT INTO ${quotedSchema}.pets AS p (${PET_COLUMNS}) OVERRIDING SYSTEM VALUE
   SELECT claim.pet_id, $1::text, $2::bigint, $3::text FROM claim
-  RETURNING ${PET})
-SELECT 'found' AS outcome, fingerprint, ${PET} FROM found
-UNION ALL SELECT 'created', NULL, ${PET} FROM pet
+  RETURNING ${PET_COLUMNS})
+SELECT 'found' AS outcome, fingerprint, ${PET_COLUMNS} FROM found
+UNION ALL SELECT 'created', NULL, ${PET_COLUMNS} FROM pet
 UNION ALL SELECT CASE WHEN held.ok THEN 'raced' ELSE 'in_flight' END, NULL, NULL, NULL, NULL, NULL
   FROM held WHERE NOT EXISTS (SELECT FROM found) AND NOT EXISTS (SELECT FROM pet)`;
 }
