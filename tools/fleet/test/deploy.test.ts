@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
+import { Agent, createServer, request, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -435,7 +435,56 @@ describe.skipIf(missingTools !== undefined)("the balancer past its instances' ca
       await instance.close();
     }
   }, 30_000);
+
+  it('a refused client keeps its connection: its retry goes on it, not on a new one', async () => {
+    const instance = await slowInstance(1_500);
+    const dir = await tempDir();
+    await writeDeploy(dir, { instances: [instance.address] });
+    const balancer = await startHaproxy(join(dir, 'haproxy.cfg'), {
+      PETSTORE_SERVER_MAXCONN: '1',
+      PETSTORE_QUEUE_TIMEOUT: '300ms',
+    });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const served = get(balancer.url, '/v1/pets', '127.0.0.6', 5_000);
+      await sleep(100);
+      // Refused twice while the instance's one place is taken: a new connection for each
+      // refusal would cost the client a handshake and the balancer an accept, at every retry.
+      const first = await keptAlive(agent, `${balancer.url}/v1/pets`);
+      const second = await keptAlive(agent, `${balancer.url}/v1/pets`);
+      expect([first.status, second.status]).toEqual([503, 503]);
+      expect(first.headers.connection).toBeUndefined();
+      expect(second.reusedSocket).toBe(true);
+      expect((await served).status).toBe(200);
+    } finally {
+      agent.destroy();
+      await balancer.stop();
+      await instance.close();
+    }
+  }, 30_000);
 });
+
+/** One GET through a keep-alive agent: its answer, and whether it went on a kept connection. */
+function keptAlive(
+  agent: Agent,
+  url: string,
+): Promise<{ status: number; headers: Answer['headers']; reusedSocket: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, headers: { authorization: `Bearer ${KEY}` } }, (res) => {
+      res.resume();
+      res.once('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          reusedSocket: req.reusedSocket,
+        }),
+      );
+    });
+    req.setTimeout(5_000, () => req.destroy(new Error('no answer in 5 s')));
+    req.once('error', reject);
+    req.end();
+  });
+}
 
 /** An instance that counts the connections its API requests (not the checks) came on. */
 async function countingInstance() {
