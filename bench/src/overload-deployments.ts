@@ -47,13 +47,17 @@ export interface DeploymentOptions {
   /** Demo pets to seed (SEED_PETS), so a list page is full. */
   readonly seedPets: number;
   /**
-   * Load each instance (its own URL) gets before it enters its quota group: V8's optimising
+   * Load the instances get before they enter their quota groups, sent where the measured load
+   * goes (`url`: the balancer, or the one instance), for `instances` instances: V8's optimising
    * compiler runs on threads inside the quota, so at 0.1 CPU an instance takes tens of seconds
    * of load to warm, and a level measured meanwhile reads the compiler, not the service (on the
    * fleet, an instance's user CPU per list was 160-220 µs in its first seconds of load and 64-111
-   * µs after about 25 s).
+   * µs after about 25 s). Through the balancer, because a request an instance has not seen
+   * (HAProxy's `X-Forwarded-For`, say) sends V8 back to its compiler under the quota: warmed on
+   * direct requests, the fleet's instances met about 100 deoptimisations as the balancer's
+   * arrived.
    */
-  readonly warmup?: ((instanceUrl: string) => Promise<void>) | undefined;
+  readonly warmup?: ((url: string, instances: number) => Promise<void>) | undefined;
 }
 
 const FLEET_SIZE = 2;
@@ -121,16 +125,16 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     for (const result of started) if (result.status === 'fulfilled') instances.push(result.value);
     const failed = started.find((result) => result.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
-    if (options.warmup !== undefined) {
-      // One at a time: they share the server core, and each warms at full speed on it.
-      for (const instance of instances) await options.warmup(instance.url);
-      for (const [n, instance] of instances.entries()) await groups[n]?.add(instance.pid);
-    }
     if (kind === 'fleet') {
       balancer = await startBalancer({
         instances: instances.map((instance) => new URL(instance.url).host),
         settings: options.balancerSettings ?? {},
       });
+    }
+    if (options.warmup !== undefined) {
+      // At full speed, sharing the server core, before any quota.
+      await options.warmup(balancer?.url ?? (instances[0] as ServiceProcess).url, count);
+      for (const [n, instance] of instances.entries()) await groups[n]?.add(instance.pid);
     }
   } catch (error) {
     await stop();

@@ -157,8 +157,9 @@ export function renderOverloadMarkdown(results: OverloadResults): string {
       'core, so it never limits. ' +
       ((results.instanceWarmupSeconds ?? 0) > 0
         ? `Each instance, as it starts, first gets ${results.instanceWarmupSeconds} s of its case’s ` +
-          'requests in a closed loop at full speed, then enters its quota: V8’s optimising compiler ' +
-          'runs inside the quota, and at 0.1 CPU an instance took tens of seconds of load to warm. '
+          'requests in a closed loop at full speed, sent where the load goes (through HAProxy for the ' +
+          'fleet), then enters its quota: V8’s optimising compiler runs inside the quota, and at 0.1 ' +
+          'CPU an instance took tens of seconds of load to warm. '
         : '') +
       'Each case’s capacity C is the most 2xx per second a closed loop ' +
       `(autocannon) gets under the quotas. Then an open-loop generator offers ${results.multiples.map((m) => `${m}x`).join(', ')} C: ` +
@@ -173,9 +174,12 @@ export function renderOverloadMarkdown(results: OverloadResults): string {
       'docs/operations.md has an operator adjust. Bad answers: 503s without the JSON content type and ' +
       'Retry-After, and any other status; unanswered: timed out, reset or cut mid-request, or dropped ' +
       'at the generator’s cap. Heap: the largest heapUsed of any instance, sampled every 50 ms, and in ' +
-      'parentheses its live heap (heapUsed after a full collection three quarters into the run, the ' +
-      'load still on: what it holds, a queue included), which the heap target reads; heapUsed swings ' +
-      'with the garbage of the allocation rate. ' +
+      'parentheses its live heap, which the heap target reads (heapUsed swings with the garbage of the ' +
+      'allocation rate): heapUsed after a full collection, the load still on (what it holds, a queue ' +
+      'included), taken once the run’s levels are measured, in a phase of its own per level at that ' +
+      'level’s rate, in rising order. Not during a level: a full collection throws away the ' +
+      'optimised code whose embedded objects it clears, and at 0.1 CPU an instance then answered a ' +
+      'third of its rate for seconds while V8 compiled it again. ' +
       'Instances’ CPU: their quota groups’ CPU seconds per second. The generator kept up when it sent ' +
       `at least ${GENERATOR_LIMITS.handledShare * 100}% of the offered rate with a send lag p99 at most ` +
       `${GENERATOR_LIMITS.sendLagP99Ms} ms and its own event loop (which reads the answers) late by at most ` +

@@ -67,6 +67,11 @@ export interface OverloadConfig {
   /** Open-loop warm-up before each level, at the lower of 0.5x and its level. */
   readonly warmupSeconds: number;
   readonly secondsPerLevel: number;
+  /**
+   * Each level's live-heap phase, once a run's levels are measured (see measureLiveHeap):
+   * arrivals at the level's rate for `seconds`, the instances' full collection `atMs` into them.
+   */
+  readonly liveHeap: { readonly seconds: number; readonly atMs: number };
   /** The generator's cap on open connections; arrivals past it are dropped. */
   readonly maxConnections: number;
   /** Connections opened before each run's clock starts (open-loop.ts). */
@@ -103,7 +108,8 @@ export const OVERLOAD_FULL: OverloadConfig = {
   instanceWarmupSeconds: 3,
   warmupSeconds: 2,
   secondsPerLevel: 4,
-  maxConnections: 4096,
+  liveHeap: { seconds: 1.5, atMs: 1000 },
+  maxConnections: 8192,
   preconnect: 1024,
   deadlineMs: 2000,
   clientAddresses: 64,
@@ -127,6 +133,7 @@ export const OVERLOAD_SMOKE: OverloadConfig = {
   instanceWarmupSeconds: 0,
   warmupSeconds: 0.05,
   secondsPerLevel: 0.15,
+  liveHeap: { seconds: 0.15, atMs: 100 },
   maxConnections: 256,
   preconnect: 16,
   deadlineMs: 1000,
@@ -145,7 +152,7 @@ export const overloadPlannedSeconds = (config: OverloadConfig): number => {
     config.mode === 'full'
       ? config.capacity.warmupSeconds + config.capacity.runs * config.capacity.secondsPerRun
       : 0.5;
-  const level = config.warmupSeconds + config.secondsPerLevel + 1;
+  const level = config.warmupSeconds + config.secondsPerLevel + 1 + config.liveHeap.seconds + 1;
   const start = 3 + 2 * config.instanceWarmupSeconds;
   return capacity + start + 2 * config.runs * (start + config.multiples.length * level);
 };
@@ -173,6 +180,8 @@ export interface OverloadLevel {
   };
   /** The instances' heap and event loop (the worst instance); null when one did not answer. */
   readonly server: ServerProbe | null;
+  /** The largest live heap of any instance, from the level's own phase (see measureLiveHeap). */
+  readonly liveHeapBytes: number | null;
 }
 
 /** One level's medians over the runs. */
@@ -364,8 +373,9 @@ const closedLoop = (
 const instanceWarmup = (config: OverloadConfig, setup: CaseSetup) =>
   config.instanceWarmupSeconds <= 0
     ? undefined
-    : async (instanceUrl: string): Promise<void> => {
-        await closedLoop(setup, instanceUrl, 8, config.instanceWarmupSeconds);
+    : async (url: string, instances: number): Promise<void> => {
+        // As long, per instance, as one instance alone would get.
+        await closedLoop(setup, url, 8 * instances, config.instanceWarmupSeconds * instances);
       };
 
 /** The loopback addresses the generator's connections come from. */
@@ -430,8 +440,7 @@ async function measureLevel(
     localAddresses: clientAddresses(config.clientAddresses),
     warmup: { rate: capacity * Math.min(0.5, multiple), seconds: config.warmupSeconds },
     beforeMeasure: async () => {
-      // The live heap three quarters into the run, while the load is on.
-      await deployment.probe('start', config.secondsPerLevel * 750);
+      await deployment.probe('start');
       before = {
         instances: readers.instances(),
         balancer: readers.balancer(),
@@ -452,7 +461,45 @@ async function measureLevel(
   if (result.warmup !== undefined && result.warmup['2xx'] === 0) {
     throw new Error(`overload ${setup.name} at ${multiple}x: no 2xx answer in the warm-up`);
   }
-  return { multiple, load: result, goodputRatio: result.goodputRps / capacity, cpu, server };
+  return {
+    multiple,
+    load: result,
+    goodputRatio: result.goodputRps / capacity,
+    cpu,
+    server,
+    liveHeapBytes: null,
+  };
+}
+
+/**
+ * The live heap at `multiple` x the capacity: arrivals at that rate, the instances' full
+ * collection under them (ServerProbe.liveHeapBytes); their answers count nowhere. Only once a
+ * run's levels are measured, in rising order: a full collection clears the objects V8's
+ * optimised code embeds, V8 throws that code away, and at 0.1 CPU an instance then answered a
+ * third of its rate for seconds while V8 compiled it again. A later phase runs on code an
+ * earlier one threw away: slower, its queues no shorter, so a high level reads no less.
+ */
+async function measureLiveHeap(
+  config: OverloadConfig,
+  setup: CaseSetup,
+  deployment: Deployment,
+  capacity: number,
+  multiple: number,
+): Promise<number | null> {
+  await openLoop({
+    url: `${deployment.url}${setup.path}`,
+    ...requestOf(setup),
+    idempotencyKeys: setup.keyed,
+    rate: capacity * multiple,
+    seconds: config.liveHeap.seconds,
+    maxConnections: config.maxConnections,
+    deadlineMs: config.deadlineMs,
+    localAddresses: clientAddresses(config.clientAddresses),
+    beforeMeasure: async () => {
+      await deployment.probe('start', config.liveHeap.atMs);
+    },
+  });
+  return (await deployment.probe('read'))?.liveHeapBytes ?? null;
 }
 
 /** A level's medians over its runs. */
@@ -472,7 +519,7 @@ export function summarize(levels: readonly OverloadLevel[]): OverloadLevelSummar
     unanswered: of((level) => level.load.timedOut + level.load.errors + level.load.dropped),
     scheduled: of((level) => level.load.scheduled),
     heapPeakBytes: of((level) => level.server?.heapUsedMaxBytes ?? Number.NaN),
-    liveHeapBytes: of((level) => level.server?.liveHeapBytes ?? Number.NaN),
+    liveHeapBytes: of((level) => level.liveHeapBytes ?? Number.NaN),
     instancesCpu: of((level) => level.cpu.instances ?? Number.NaN),
     generator: {
       handledShare: median(checks.map((check) => check.handledShare)),
@@ -488,10 +535,7 @@ export function summarize(levels: readonly OverloadLevel[]): OverloadLevelSummar
 export function describeLevel(level: OverloadLevel): string {
   const { load: run } = level;
   const ms = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(1));
-  const heap =
-    level.server === null
-      ? '?'
-      : `${(level.server.heapUsedMaxBytes / 2 ** 20).toFixed(0)} (live ${((level.server.liveHeapBytes ?? Number.NaN) / 2 ** 20).toFixed(0)})`;
+  const heap = level.server === null ? '?' : (level.server.heapUsedMaxBytes / 2 ** 20).toFixed(0);
   const check = generatorCheck(run);
   return (
     `${level.multiple}x (${Math.round(run.offeredRps)}/s offered, ${Math.round(run.sentRps)}/s sent): ` +
@@ -546,13 +590,28 @@ async function measureMode(
             : processCpuSeconds(deployment.balancer.pid),
         postgres: quotas.postgresSeconds,
       };
-      const levels: OverloadLevel[] = [];
+      const measured: OverloadLevel[] = [];
       for (const multiple of config.multiples) {
         const level = await measureLevel(config, setup, deployment, capacity, multiple, readers);
-        levels.push(level);
+        measured.push(level);
         progress.done(config.warmupSeconds + config.secondsPerLevel + 1);
         progress.log(`overload ${setup.name}, ${mode}, run ${run + 1}: ${describeLevel(level)}`);
       }
+      const levels: OverloadLevel[] = [];
+      for (const level of measured) {
+        const live = await measureLiveHeap(config, setup, deployment, capacity, level.multiple);
+        levels.push({ ...level, liveHeapBytes: live });
+        progress.done(config.liveHeap.seconds + 1);
+      }
+      progress.log(
+        `overload ${setup.name}, ${mode}, run ${run + 1}: live heap MiB ` +
+          levels
+            .map(
+              (level) =>
+                `${level.multiple}x ${((level.liveHeapBytes ?? Number.NaN) / 2 ** 20).toFixed(1)}`,
+            )
+            .join(', '),
+      );
       runs.push(levels);
     } finally {
       await deployment.stop();
