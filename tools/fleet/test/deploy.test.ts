@@ -389,6 +389,18 @@ async function slowInstance(holdMs: number) {
   return { ...(await listenLocal(server)), most: () => most };
 }
 
+/** The shipped config in front of one instance that holds each answer 1.5 s: one place, a 300 ms queue. */
+async function queueingBalancer() {
+  const instance = await slowInstance(1_500);
+  const dir = await tempDir();
+  await writeDeploy(dir, { instances: [instance.address] });
+  const balancer = await startHaproxy(join(dir, 'haproxy.cfg'), {
+    PETSTORE_SERVER_MAXCONN: '1',
+    PETSTORE_QUEUE_TIMEOUT: '300ms',
+  });
+  return { instance, balancer };
+}
+
 describe.skipIf(missingTools !== undefined)("the balancer past its instances' capacity", () => {
   it('shipped: a per-server maxconn and a short timeout queue', () => {
     expect(Number(shipped('PETSTORE_SERVER_MAXCONN'))).toBeGreaterThan(0);
@@ -399,13 +411,7 @@ describe.skipIf(missingTools !== undefined)("the balancer past its instances' ca
   });
 
   it("past maxconn and timeout queue: the API's JSON 503 with Retry-After, and the instance never holds more than maxconn", async () => {
-    const instance = await slowInstance(1_500);
-    const dir = await tempDir();
-    await writeDeploy(dir, { instances: [instance.address] });
-    const balancer = await startHaproxy(join(dir, 'haproxy.cfg'), {
-      PETSTORE_SERVER_MAXCONN: '1',
-      PETSTORE_QUEUE_TIMEOUT: '300ms',
-    });
+    const { instance, balancer } = await queueingBalancer();
     try {
       // Four at once, from four addresses: one is served, three wait 300 ms in the queue.
       const answers = await Promise.all(
@@ -437,13 +443,7 @@ describe.skipIf(missingTools !== undefined)("the balancer past its instances' ca
   }, 30_000);
 
   it('a refused client keeps its connection: its retry goes on it, not on a new one', async () => {
-    const instance = await slowInstance(1_500);
-    const dir = await tempDir();
-    await writeDeploy(dir, { instances: [instance.address] });
-    const balancer = await startHaproxy(join(dir, 'haproxy.cfg'), {
-      PETSTORE_SERVER_MAXCONN: '1',
-      PETSTORE_QUEUE_TIMEOUT: '300ms',
-    });
+    const { instance, balancer } = await queueingBalancer();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const served = get(balancer.url, '/v1/pets', '127.0.0.6', 5_000);
