@@ -382,6 +382,22 @@ const instanceWarmup = (config: OverloadConfig, setup: CaseSetup) =>
 const clientAddresses = (count: number): string[] =>
   Array.from({ length: count }, (_, n) => `127.0.1.${n + 1}`);
 
+/** A case's open arrivals at `rate`: its request, from the clients' addresses, in the bounds. */
+const arrivals = (
+  config: OverloadConfig,
+  setup: CaseSetup,
+  deployment: Deployment,
+  rate: number,
+) => ({
+  url: `${deployment.url}${setup.path}`,
+  ...requestOf(setup),
+  idempotencyKeys: setup.keyed,
+  rate,
+  maxConnections: config.maxConnections,
+  deadlineMs: config.deadlineMs,
+  localAddresses: clientAddresses(config.clientAddresses),
+});
+
 async function measureCapacity(
   config: OverloadConfig,
   setup: CaseSetup,
@@ -429,15 +445,9 @@ async function measureLevel(
     number | undefined
   >;
   const result = await openLoop({
-    url: `${deployment.url}${setup.path}`,
-    ...requestOf(setup),
-    idempotencyKeys: setup.keyed,
-    rate: capacity * multiple,
+    ...arrivals(config, setup, deployment, capacity * multiple),
     seconds: config.secondsPerLevel,
-    maxConnections: config.maxConnections,
     preconnect: config.preconnect,
-    deadlineMs: config.deadlineMs,
-    localAddresses: clientAddresses(config.clientAddresses),
     warmup: { rate: capacity * Math.min(0.5, multiple), seconds: config.warmupSeconds },
     beforeMeasure: async () => {
       await deployment.probe('start');
@@ -487,14 +497,8 @@ async function measureLiveHeap(
   multiple: number,
 ): Promise<number | null> {
   await openLoop({
-    url: `${deployment.url}${setup.path}`,
-    ...requestOf(setup),
-    idempotencyKeys: setup.keyed,
-    rate: capacity * multiple,
+    ...arrivals(config, setup, deployment, capacity * multiple),
     seconds: config.liveHeap.seconds,
-    maxConnections: config.maxConnections,
-    deadlineMs: config.deadlineMs,
-    localAddresses: clientAddresses(config.clientAddresses),
     beforeMeasure: async () => {
       await deployment.probe('start', config.liveHeap.atMs);
     },

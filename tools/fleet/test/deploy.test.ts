@@ -223,17 +223,34 @@ interface Answer {
   readonly ms: number;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: string;
+  /** It went on a connection `agent` kept from an earlier request. */
+  readonly reusedSocket: boolean;
 }
 
-/** One GET on its own connection from `from`; status 0 when it failed or took over `timeoutMs`. */
-function get(url: string, path: string, from: string, timeoutMs = 5_000): Promise<Answer> {
+/**
+ * One GET from `from`, on a connection of its own (or one of `agent`'s); status 0 when it failed
+ * or took over `timeoutMs`.
+ */
+function get(
+  url: string,
+  path: string,
+  from: string,
+  timeoutMs = 5_000,
+  agent: Agent | false = false,
+): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve) => {
     const done = (status: number, headers: Answer['headers'] = {}, body = '') =>
-      resolve({ status, ms: Math.round(performance.now() - started), headers, body });
+      resolve({
+        status,
+        ms: Math.round(performance.now() - started),
+        headers,
+        body,
+        reusedSocket: req.reusedSocket,
+      });
     const req = request(
       `${url}${path}`,
-      { localAddress: from, agent: false, headers: { authorization: `Bearer ${KEY}` } },
+      { localAddress: from, agent, headers: { authorization: `Bearer ${KEY}` } },
       (res) => {
         let body = '';
         res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -450,8 +467,8 @@ describe.skipIf(missingTools !== undefined)("the balancer past its instances' ca
       await sleep(100);
       // Refused twice while the instance's one place is taken: a new connection for each
       // refusal would cost the client a handshake and the balancer an accept, at every retry.
-      const first = await keptAlive(agent, `${balancer.url}/v1/pets`);
-      const second = await keptAlive(agent, `${balancer.url}/v1/pets`);
+      const first = await get(balancer.url, '/v1/pets', '127.0.0.7', 5_000, agent);
+      const second = await get(balancer.url, '/v1/pets', '127.0.0.7', 5_000, agent);
       expect([first.status, second.status]).toEqual([503, 503]);
       expect(first.headers.connection).toBeUndefined();
       expect(second.reusedSocket).toBe(true);
@@ -463,28 +480,6 @@ describe.skipIf(missingTools !== undefined)("the balancer past its instances' ca
     }
   }, 30_000);
 });
-
-/** One GET through a keep-alive agent: its answer, and whether it went on a kept connection. */
-function keptAlive(
-  agent: Agent,
-  url: string,
-): Promise<{ status: number; headers: Answer['headers']; reusedSocket: boolean }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent, headers: { authorization: `Bearer ${KEY}` } }, (res) => {
-      res.resume();
-      res.once('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          reusedSocket: req.reusedSocket,
-        }),
-      );
-    });
-    req.setTimeout(5_000, () => req.destroy(new Error('no answer in 5 s')));
-    req.once('error', reject);
-    req.end();
-  });
-}
 
 /** An instance that counts the connections its API requests (not the checks) came on. */
 async function countingInstance() {
