@@ -4,9 +4,7 @@ import type { Pool, PoolClient } from 'pg';
 export interface Lease {
   readonly client: PoolClient;
   /** Gives the connection back; with an error, the pool closes it instead. Safe to call twice. */
-  release(error?: Error): void;
-  /** True once `release` has run. */
-  readonly released: boolean;
+  readonly release: (error?: Error) => void;
 }
 
 const ignore = (): void => undefined;
@@ -25,15 +23,16 @@ export function hold(client: PoolClient, done: (failure?: Error) => void): Lease
     heard.add(client);
   }
   let released = false;
+  // No accessor in this literal: V8 allocates a literal with a getter straight in old space, and
+  // from there the lease kept `done`, and through it the whole request, alive past young
+  // collections until a full one (a keyed create on PostgreSQL promoted 4.6 KB a request, 60
+  // times the pg peer's, test/lease.test.ts).
   return {
     client,
-    release(failure?: Error): void {
+    release: (failure?: Error): void => {
       if (released) return;
       released = true;
       done(failure);
-    },
-    get released() {
-      return released;
     },
   };
 }
