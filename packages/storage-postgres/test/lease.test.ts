@@ -40,7 +40,7 @@ describe('hold', () => {
   it('makes its lease in the young generation: 100,000 leases leave old space as it was', () => {
     // A lease made in old space (as V8 makes an object literal with a getter) holds its `done`,
     // and the request behind it, past every young collection until a full one: each such lease
-    // is about 90 bytes there, so 100,000 of them would add some 9 MB.
+    // is about 80 bytes there, so 100,000 of them add some 8 MB.
     let given = 0;
     const done = (): void => {
       given++;
