@@ -44,6 +44,52 @@ export interface BoundStatement {
   readonly name?: string | undefined;
 }
 
+/** What every call of one named statement sends the same: its text, name, type parsers and mode. */
+interface StatementShape extends Pick<pg.QueryConfig, 'text' | 'name' | 'types'> {
+  /** pg's own field (not in its types): `extended` sends Parse/Bind/Execute even for no values. */
+  readonly queryMode: 'extended';
+}
+
+// One shape per name: a name is a digest of its text (statementName), and the package's named
+// statements are a handful of fixed texts per schema. Past the bound, plain objects.
+const shapes = new Map<string, StatementShape>();
+const MAX_SHAPES = 512;
+
+/**
+ * The config pg is given for a statement. pg copies every config, property by property and
+ * keeping its prototype (`cloneQueryConfig`, a slow path of V8's), then reads each field by
+ * name. A named statement's config has one own property, `values`, and the rest on a prototype
+ * made once per statement: one property copies in 0.9 µs where five took 2.3 (node 24, this
+ * machine). An unnamed one keeps all its own: a tracer that rewrites an unnamed statement's text
+ * copies own properties only (OpenTelemetry's `addSqlCommenterCommentToQueries`), and a copy
+ * without `types` would read ids as strings. Named statements it leaves as they are.
+ */
+function statementConfig(
+  text: string,
+  name: string | undefined,
+  values: unknown[],
+): pg.QueryConfig<unknown[]> {
+  // The extended protocol whatever the values (pg would send a simple query for none).
+  if (name === undefined) {
+    const config: StatementShape & pg.QueryConfig<unknown[]> = {
+      text,
+      values,
+      types: int8Types,
+      queryMode: 'extended',
+    };
+    return config;
+  }
+  let shape = shapes.get(name);
+  if (shape === undefined) {
+    shape = { text, name, types: int8Types, queryMode: 'extended' };
+    if (shapes.size >= MAX_SHAPES) return { ...shape, values };
+    shapes.set(name, shape);
+  }
+  const config = Object.create(shape) as pg.QueryConfig<unknown[]>;
+  config.values = values;
+  return config;
+}
+
 /**
  * A statement whose values travel as bind parameters, never in its text: the text is what
  * `pg_stat_activity`, a statement log and a tracing span's `db.query.text` show, and an
@@ -67,14 +113,7 @@ export function boundQuery(
   if (timeout !== undefined && 'text' in timeout && name !== undefined) {
     throw new TypeError('a named statement goes with a prepared timeout statement only');
   }
-  // The extended protocol whatever the values (pg would send a simple query for none).
-  const config = {
-    text,
-    values,
-    types: int8Types,
-    queryMode: 'extended',
-    ...(name === undefined ? {} : { name }),
-  };
+  const config = statementConfig(text, name, values);
   if (timeout === undefined) return config;
   const query = new pg.Query(config);
   const submitStatement = query.submit.bind(query);
