@@ -224,7 +224,8 @@ function writeCeilingSection(
       '`src/cgroup.ts`), the servers and the load generator outside it. Each side is ' +
       `${ceiling.instances} instances on one schema, as a fleet shares its primary, pools of ${ceiling.poolMax}, ` +
       `${ceiling.connections} connections spread over them; a new Idempotency-Key per request. ` +
-      `${ceiling.rounds} interleaved rounds of ${ceiling.secondsPerRun} s, the peer's copy as the control. ` +
+      `${ceiling.rounds} interleaved rounds of ${ceiling.secondsPerRun} s, the peer's copy as the control; ` +
+      `autovacuum off on the three schemas' ${ceiling.tablesWithoutAutovacuum} tables, so no side's round pays for a vacuum. ` +
       'Quota used: PostgreSQL CPU over quota × run time (near 1: PostgreSQL is what limits). ' +
       'What a primary of this size takes is the peer req/s × (its CPUs / ' +
       `${ceiling.cpus}), as long as the quota is what limits.`,

@@ -183,6 +183,8 @@ export interface WriteCeiling extends Ratios {
   readonly quotaUsed: { readonly bare: number | null; readonly ours: number | null };
   /** Periods in which the quota ran out (cpu.stat), over all the runs. */
   readonly throttledPeriods: number;
+  /** Tables of the three schemas whose autovacuum was off for the rounds (see write-ceiling.ts). */
+  readonly tablesWithoutAutovacuum: number;
 }
 
 export type SqliteWorkload = 'list' | 'create' | 'keyed create';

@@ -343,6 +343,9 @@ function expectWriteCeiling(ceiling: Results['writeCeiling']): void {
   expect(ceiling.ours.medianRps).toBeGreaterThan(0);
   expect(ceiling.throughput.rounds).toHaveLength(ceiling.rounds);
   expect(ceiling.control?.what).toBe('the pg peer, twice');
+  // Ours (pets, orders, idempotency_keys, petstore_migrations) and the peer's twice (pets, orders,
+  // claims): no autovacuum lands inside a round.
+  expect(ceiling.tablesWithoutAutovacuum).toBe(10);
   // PostgreSQL's CPU was read from its group (whether a smoke run's few requests exhaust the
   // quota depends on the machine: test/cgroup.test.ts holds that a quota holds).
   expect(ceiling.quotaUsed.ours).toBeGreaterThan(0);

@@ -115,6 +115,7 @@ test('the write ceiling: ours over the peer at least 0.95, noisy with its contro
     postgresCpu: one,
     quotaUsed: { bare: 1, ours: 1 },
     throttledPeriods: 10,
+    tablesWithoutAutovacuum: 10,
   };
   expect(writeCeilingTargets(ceiling)).toEqual([
     {
