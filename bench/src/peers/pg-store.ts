@@ -21,6 +21,8 @@ export interface PgStoreOptions {
   readonly pool?: pg.Pool | undefined;
   readonly connectionString?: string | undefined;
   readonly poolMax?: number | undefined;
+  /** pg-pool's `idleTimeoutMillis` for a pool of its own: pg's default (10 s) when unset; 0, never. */
+  readonly idleTimeoutMillis?: number | undefined;
   /** How long an Idempotency-Key is remembered. Default 24 hours. */
   readonly retentionMs?: number | undefined;
   /** How often expired claims are deleted, a batch at a time. Default 60 s; 0: never. */
@@ -267,7 +269,11 @@ export class PgStore implements PeerStore {
     this.#ownsPool = options.pool === undefined;
     this.#pool =
       options.pool ??
-      new pg.Pool({ connectionString: options.connectionString, max: options.poolMax ?? 10 });
+      new pg.Pool({
+        connectionString: options.connectionString,
+        max: options.poolMax ?? 10,
+        idleTimeoutMillis: options.idleTimeoutMillis,
+      });
     // An idle connection the server dropped reports here; the next query finds out again.
     if (this.#ownsPool) this.#pool.on('error', () => undefined);
     if (options.namedStatements ?? true) {

@@ -92,6 +92,15 @@ async function runHapi(server: HapiServer): Promise<Running> {
 }
 
 /** The pets every seeded store holds (fixtures.ts), for the peers' own stores. */
+/**
+ * Both PostgreSQL sides keep their idle connections (pg-pool's \`idleTimeoutMillis: 0\`). The
+ * rounds interleave three servers for 3 s each, so a side sits idle up to 12 s between two of its
+ * runs, past pg's default of 10 s: its pool then closed every connection, and the next run paid
+ * for new backends and their first plans, a side at a time. A run of the write ceiling alone
+ * opened 86 sessions for its 48 pool connections; with this, 54 (6 are the bench's own).
+ */
+const KEEP_IDLE_CONNECTIONS = 0;
+
 const seedPets = () => Array.from({ length: LIST_SEED_SIZE }, (_, index) => seedPet(index + 1));
 
 /**
@@ -132,6 +141,7 @@ async function start(spec: ServerSpec): Promise<Running> {
         connectionString: spec.databaseUrl,
         schema: spec.schema,
         poolMax: spec.poolMax,
+        idleTimeoutMillis: KEEP_IDLE_CONNECTIONS,
         // PgBouncer in transaction mode cannot carry named statements from one transaction to the next.
         namedStatements: spec.namedStatements ?? true,
       });
@@ -152,7 +162,7 @@ async function start(spec: ServerSpec): Promise<Running> {
       const storage = createPostgresStorage({
         connectionString: spec.databaseUrl,
         schema: spec.schema,
-        poolConfig: { max: spec.poolMax },
+        poolConfig: { max: spec.poolMax, idleTimeoutMillis: KEEP_IDLE_CONNECTIONS },
       });
       return runNode(oursNodeServer(benchStore(storage)), storage);
     }
