@@ -1,6 +1,5 @@
-import { hostPool } from '@petstore/test-postgres/vitest';
-import type { PoolClient, QueryConfig, QueryResult } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { QueryConfig, QueryResult } from 'pg';
+import { describe, expect, it } from 'vitest';
 import {
   type BoundStatement,
   boundQuery,
@@ -10,16 +9,9 @@ import {
 import { int8Types } from '../src/int8.js';
 import type { OneQuery } from '../src/pooled-query.js';
 import { statementName } from '../src/prepared.js';
+import { fileConnection } from './support/file-connection.js';
 
-const admin = hostPool();
-let client: PoolClient;
-beforeAll(async () => {
-  client = await admin.connect();
-});
-afterAll(async () => {
-  client.release();
-  await admin.end();
-});
+const connection = fileConnection();
 
 const text = 'SELECT $1::int8 AS id, $2::text AS name';
 const name = statementName(text);
@@ -63,7 +55,7 @@ describe('a statement config', () => {
 /** One query through its callback, as pooledQuery sends it: every result, one per statement. */
 function run(query: OneQuery): Promise<QueryResult[]> {
   return new Promise((resolve, reject) => {
-    client.query(query as QueryConfig<unknown[]>, (error: Error | null, results: unknown) => {
+    connection().query(query as QueryConfig<unknown[]>, (error: Error | null, results: unknown) => {
       if (error) reject(error);
       else resolve(Array.isArray(results) ? results : [results as QueryResult]);
     });
