@@ -46,8 +46,8 @@ function quotaUsed(runs: readonly MeasuredRun[], cpus: number): number | null {
 
 /**
  * Autovacuum off on the ceiling's tables. Under a quarter of a CPU, an autovacuum of a table takes
- * its CPU from whichever side runs then: a run with it on vacuumed or analyzed each of the five
- * tables once inside its 15 rounds, and its rounds ranged 749 to 1,243 keyed creates/s. Both sides
+ * its CPU from whichever side runs then: a run with it on vacuumed five of its tables (and analyzed
+ * four) inside its 15 rounds, and its rounds ranged 749 to 1,243 keyed creates/s. Both sides
  * write a pet and a claim per request, so the vacuum work they leave is alike; the rounds compare
  * what a request costs. (Rounds still swing ±20% without it: see config.ts.)
  */

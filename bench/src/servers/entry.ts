@@ -93,7 +93,7 @@ async function runHapi(server: HapiServer): Promise<Running> {
 
 /** The pets every seeded store holds (fixtures.ts), for the peers' own stores. */
 /**
- * Both PostgreSQL sides keep their idle connections (pg-pool's \`idleTimeoutMillis: 0\`). The
+ * Both PostgreSQL sides keep their idle connections (pg-pool's `idleTimeoutMillis: 0`). The
  * rounds interleave three servers for 3 s each, so a side sits idle up to 12 s between two of its
  * runs, past pg's default of 10 s: its pool then closed every connection, and the next run paid
  * for new backends and their first plans, a side at a time. A run of the write ceiling alone
