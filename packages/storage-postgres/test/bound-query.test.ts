@@ -1,5 +1,5 @@
-import type { QueryConfig, QueryResult } from 'pg';
-import { describe, expect, it } from 'vitest';
+import { hostPool } from '@petstore/test-postgres/vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   type BoundStatement,
   boundQuery,
@@ -7,11 +7,12 @@ import {
   type TimeoutStatement,
 } from '../src/bound-query.js';
 import { int8Types } from '../src/int8.js';
-import type { OneQuery } from '../src/pooled-query.js';
+import { type OneQuery, pooledQuery } from '../src/pooled-query.js';
 import { statementName } from '../src/prepared.js';
-import { fileConnection } from './support/file-connection.js';
 
-const connection = fileConnection();
+// One connection: the named statement is prepared on it, then bound.
+const pool = hostPool({ max: 1 });
+afterAll(() => pool.end());
 
 const text = 'SELECT $1::int8 AS id, $2::text AS name';
 const name = statementName(text);
@@ -52,12 +53,11 @@ describe('a statement config', () => {
   });
 });
 
-/** One query through its callback, as pooledQuery sends it: every result, one per statement. */
-function run(query: OneQuery): Promise<QueryResult[]> {
-  return new Promise((resolve, reject) => {
-    connection().query(query as QueryConfig<unknown[]>, (error: Error | null, results: unknown) => {
-      if (error) reject(error);
-      else resolve(Array.isArray(results) ? results : [results as QueryResult]);
-    });
-  });
-}
+/** One query as the storage sends it: every result, one per statement. */
+const run = (query: OneQuery) =>
+  pooledQuery(
+    pool,
+    () => query,
+    5_000,
+    () => new Error('PostgreSQL did not answer in 5 s'),
+  );

@@ -1,9 +1,18 @@
 import { getHeapSpaceStatistics } from 'node:v8';
-import { describe, expect, it } from 'vitest';
+import { hostPool } from '@petstore/test-postgres/vitest';
+import type { PoolClient } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hold } from '../src/lease.js';
-import { fileConnection } from './support/file-connection.js';
 
-const connection = fileConnection();
+const admin = hostPool();
+let client: PoolClient;
+beforeAll(async () => {
+  client = await admin.connect();
+});
+afterAll(async () => {
+  client.release();
+  await admin.end();
+});
 
 /** Bytes in use in V8's old space, garbage not yet collected included. */
 const oldSpaceUsed = (): number =>
@@ -11,7 +20,6 @@ const oldSpaceUsed = (): number =>
 
 describe('hold', () => {
   it('gives the connection back once, however often release is called', () => {
-    const client = connection();
     const given: Array<Error | undefined> = [];
     const failure = new Error('broken');
     const { release } = hold(client, (error) => given.push(error));
@@ -21,7 +29,6 @@ describe('hold', () => {
   });
 
   it('listens for error once per connection, for the connection’s life', () => {
-    const client = connection();
     const before = client.listenerCount('error');
     hold(client, () => undefined).release();
     const after = client.listenerCount('error');
@@ -31,7 +38,6 @@ describe('hold', () => {
   });
 
   it('makes its lease in the young generation: 100,000 leases leave old space as it was', () => {
-    const client = connection();
     // A lease made in old space (as V8 makes an object literal with a getter) holds its `done`,
     // and the request behind it, past every young collection until a full one: each such lease
     // is about 80 bytes there, so 100,000 of them add some 8 MB.
